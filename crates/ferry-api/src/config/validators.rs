@@ -1,0 +1,143 @@
+//! Value validators with Java's messages.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::config::ConfigValue;
+
+/// A check run on a parsed value; returns the reason a value is wrong.
+#[derive(Clone)]
+pub enum Validator {
+    /// Numbers at least `min` and/or at most `max` (Java's `Range`).
+    Range { min: Option<f64>, max: Option<f64> },
+    /// One of a fixed set of strings (Java's `ValidString.in`).
+    OneOf(Vec<String>),
+    /// One of a set, ignoring case (Java's `CaseInsensitiveValidString`).
+    OneOfIgnoreCase(Vec<String>),
+    /// Non-empty strings (Java's `NonEmptyString`).
+    NonEmptyString,
+    /// Non-null (Java's `NonNullValidator`).
+    NonNull,
+    /// A custom rule; the description shows in the validate endpoint's documentation.
+    Custom {
+        description: String,
+        check: Arc<dyn Fn(&ConfigValue) -> Result<(), String> + Send + Sync>,
+    },
+}
+
+impl Validator {
+    pub fn at_least(min: f64) -> Self {
+        Validator::Range {
+            min: Some(min),
+            max: None,
+        }
+    }
+
+    pub fn between(min: f64, max: f64) -> Self {
+        Validator::Range {
+            min: Some(min),
+            max: Some(max),
+        }
+    }
+
+    pub fn one_of(values: &[&str]) -> Self {
+        Validator::OneOf(values.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    pub fn one_of_ignore_case(values: &[&str]) -> Self {
+        Validator::OneOfIgnoreCase(values.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    /// Checks `value`, answering with Java's reason text on failure.
+    pub fn check(&self, value: &ConfigValue) -> Result<(), String> {
+        match self {
+            Validator::Range { min, max } => {
+                let Some(n) = value.as_f64() else {
+                    return if value.is_null() {
+                        Err("Value must be non-null".to_owned())
+                    } else {
+                        Ok(())
+                    };
+                };
+                if let Some(min) = min {
+                    if n < *min {
+                        return Err(format!("Value must be at least {}", number_text(*min)));
+                    }
+                }
+                if let Some(max) = max {
+                    if n > *max {
+                        return Err(format!("Value must be no more than {}", number_text(*max)));
+                    }
+                }
+                Ok(())
+            }
+            Validator::OneOf(allowed) => match value.as_str() {
+                Some(s) if allowed.iter().any(|a| a == s) => Ok(()),
+                _ => Err(format!("String must be one of: {}", allowed.join(", "))),
+            },
+            Validator::OneOfIgnoreCase(allowed) => match value.as_str() {
+                Some(s) if allowed.iter().any(|a| a.eq_ignore_ascii_case(s)) => Ok(()),
+                _ => Err(format!(
+                    "String must be one of (case insensitive): {}",
+                    allowed.join(", ")
+                )),
+            },
+            Validator::NonEmptyString => match value.as_str() {
+                Some(s) if !s.is_empty() => Ok(()),
+                _ => Err("String must be non-empty".to_owned()),
+            },
+            Validator::NonNull => {
+                if value.is_null() {
+                    Err("Value must be non-null".to_owned())
+                } else {
+                    Ok(())
+                }
+            }
+            Validator::Custom { check, .. } => check(value),
+        }
+    }
+}
+
+fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        n.to_string()
+    }
+}
+
+impl fmt::Display for Validator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Validator::Range {
+                min: Some(min),
+                max: None,
+            } => write!(f, "[{},...]", number_text(*min)),
+            Validator::Range {
+                min: None,
+                max: Some(max),
+            } => write!(f, "[...,{}]", number_text(*max)),
+            Validator::Range {
+                min: Some(min),
+                max: Some(max),
+            } => {
+                write!(f, "[{},...,{}]", number_text(*min), number_text(*max))
+            }
+            Validator::Range {
+                min: None,
+                max: None,
+            } => f.write_str("[...]"),
+            Validator::OneOf(v) => write!(f, "[{}]", v.join(", ")),
+            Validator::OneOfIgnoreCase(v) => write!(f, "(case insensitive) [{}]", v.join(", ")),
+            Validator::NonEmptyString => f.write_str("non-empty string"),
+            Validator::NonNull => f.write_str("non-null value"),
+            Validator::Custom { description, .. } => f.write_str(description),
+        }
+    }
+}
+
+impl fmt::Debug for Validator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Validator({self})")
+    }
+}

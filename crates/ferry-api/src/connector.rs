@@ -1,0 +1,72 @@
+//! Connector traits: a connector configures itself and splits its work into task configs.
+
+use std::sync::Arc;
+
+use crate::config::{ConfigDef, KeyReport};
+use crate::error::Result;
+use crate::task::{SinkTask, SourceTask};
+use crate::{ConfigMap, ConnectError};
+
+/// What a running connector can ask of the worker.
+pub trait ConnectorContext: Send + Sync {
+    /// The connector's task configs may have changed; the worker asks it for new ones.
+    fn request_task_reconfiguration(&self);
+    /// The connector failed in the background; the worker marks it FAILED.
+    fn raise_error(&self, error: ConnectError);
+}
+
+/// Behaviour shared by source and sink connectors (Java's `Connector`).
+pub trait Connector: Send {
+    fn version(&self) -> String;
+
+    /// The keys this connector declares, beyond the worker's common connector keys.
+    fn config_def(&self) -> ConfigDef;
+
+    /// Validates `props` against the declared keys; connectors add cross-key checks here.
+    fn validate(&self, props: &ConfigMap) -> Vec<KeyReport> {
+        self.config_def().validate(props)
+    }
+
+    fn start(&mut self, props: &ConfigMap, context: Arc<dyn ConnectorContext>) -> Result<()>;
+
+    /// At most `max_tasks` configs, one per task to run.
+    fn task_configs(&self, max_tasks: usize) -> Result<Vec<ConfigMap>>;
+
+    fn stop(&mut self) -> Result<()>;
+}
+
+/// A connector that reads from a system into Kafka.
+pub trait SourceConnector: Connector {
+    fn create_task(&self) -> Box<dyn SourceTask>;
+}
+
+/// A connector that writes from Kafka into a system.
+pub trait SinkConnector: Connector {
+    fn create_task(&self) -> Box<dyn SinkTask>;
+}
+
+/// A connector instance of either kind.
+pub enum AnyConnector {
+    Source(Box<dyn SourceConnector>),
+    Sink(Box<dyn SinkConnector>),
+}
+
+impl AnyConnector {
+    pub fn as_connector(&self) -> &dyn Connector {
+        match self {
+            AnyConnector::Source(c) => c.as_ref(),
+            AnyConnector::Sink(c) => c.as_ref(),
+        }
+    }
+
+    pub fn as_connector_mut(&mut self) -> &mut dyn Connector {
+        match self {
+            AnyConnector::Source(c) => c.as_mut(),
+            AnyConnector::Sink(c) => c.as_mut(),
+        }
+    }
+
+    pub fn is_sink(&self) -> bool {
+        matches!(self, AnyConnector::Sink(_))
+    }
+}

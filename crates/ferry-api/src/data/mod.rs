@@ -1,0 +1,12 @@
+//! The Connect data model: schemas, values, structs and the logical types.
+
+mod logical;
+mod schema;
+mod value;
+
+pub use logical::{
+    date, decimal, time, timestamp, Decimal, DATE_LOGICAL_NAME, DECIMAL_LOGICAL_NAME,
+    DECIMAL_SCALE_PARAMETER, TIMESTAMP_LOGICAL_NAME, TIME_LOGICAL_NAME,
+};
+pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, Type};
+pub use value::{SchemaAndValue, Struct, Value};
