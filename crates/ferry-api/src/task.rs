@@ -86,7 +86,8 @@ pub trait SinkTask: Send {
         Ok(())
     }
 
-    async fn put(&mut self, records: Vec<SinkRecord>) -> Result<()>;
+    /// Takes a slice so the worker can deliver the same batch again after a retriable failure.
+    async fn put(&mut self, records: &[SinkRecord]) -> Result<()>;
 
     /// Make everything put so far durable.
     async fn flush(&mut self, _offsets: &SinkOffsets) -> Result<()> {

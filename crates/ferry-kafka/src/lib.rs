@@ -1,1 +1,16 @@
-//! placeholder
+//! Ferry's Kafka clients: the only crate that links librdkafka. It offers a producer with
+//! per-record acknowledgements, a group consumer with rebalance events, a small admin client,
+//! and the translation of Java client settings into librdkafka settings.
+
+pub mod admin;
+pub mod client_properties;
+mod config;
+pub mod consumer;
+mod error;
+pub mod producer;
+
+pub use config::{client_config, ClientSettings};
+pub use error::KafkaClientError;
+
+/// Re-exported for integration tests and tools that need raw client access.
+pub use rdkafka;

@@ -1,1 +1,9 @@
-//! placeholder
+//! Ferry's worker runtime: configs, the plugin registry, offset and status storage, source and
+//! sink task pipelines, and the herders that REST drives.
+
+pub mod config;
+pub mod herder;
+pub mod plugins;
+pub mod status;
+pub mod storage;
+pub mod worker;

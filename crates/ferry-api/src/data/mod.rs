@@ -1,5 +1,6 @@
 //! The Connect data model: schemas, values, structs and the logical types.
 
+mod display;
 mod logical;
 mod schema;
 mod value;

@@ -1,0 +1,75 @@
+//! FileStreamSourceConnector: reads lines from one file (or standard input) into one topic.
+
+use std::sync::Arc;
+
+use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
+use ferry_api::connector::{Connector, ConnectorContext, SourceConnector};
+use ferry_api::error::Result;
+use ferry_api::task::SourceTask;
+use ferry_api::ConfigMap;
+
+use crate::source_task::FileStreamSourceTask;
+use crate::{DEFAULT_TASK_BATCH_SIZE, FILE_CONFIG, TASK_BATCH_SIZE_CONFIG, TOPIC_CONFIG, VERSION};
+
+pub const SOURCE_CLASS_NAME: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+
+#[derive(Default)]
+pub struct FileStreamSourceConnector {
+    props: ConfigMap,
+}
+
+pub(crate) fn source_config_def() -> ConfigDef {
+    ConfigDef::new()
+        .define(ConfigKey::new(
+            FILE_CONFIG,
+            ConfigType::String,
+            DefaultValue::Null,
+            Importance::High,
+            "Source filename. If not specified, the standard input will be used",
+        ))
+        .define(
+            ConfigKey::new(TOPIC_CONFIG, ConfigType::String, DefaultValue::Required, Importance::High, "The topic to publish data to")
+                .validator(Validator::NonEmptyString),
+        )
+        .define(
+            ConfigKey::new(
+                TASK_BATCH_SIZE_CONFIG,
+                ConfigType::Int,
+                DefaultValue::Value(DEFAULT_TASK_BATCH_SIZE.to_string()),
+                Importance::Low,
+                "The maximum number of records the source task can read from the file each time it is polled",
+            )
+            .validator(Validator::at_least(1.0)),
+        )
+}
+
+impl Connector for FileStreamSourceConnector {
+    fn version(&self) -> String {
+        VERSION.to_owned()
+    }
+
+    fn config_def(&self) -> ConfigDef {
+        source_config_def()
+    }
+
+    fn start(&mut self, props: &ConfigMap, _context: Arc<dyn ConnectorContext>) -> Result<()> {
+        source_config_def().parse(props)?;
+        self.props = props.clone();
+        Ok(())
+    }
+
+    /// One task whatever `max_tasks` says: a single file cannot be read in parallel.
+    fn task_configs(&self, _max_tasks: usize) -> Result<Vec<ConfigMap>> {
+        Ok(vec![self.props.clone()])
+    }
+
+    fn stop(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl SourceConnector for FileStreamSourceConnector {
+    fn create_task(&self) -> Box<dyn SourceTask> {
+        Box::new(FileStreamSourceTask::default())
+    }
+}

@@ -1,0 +1,129 @@
+//! Compact JSON text exactly as Jackson's default generator writes a tree: no whitespace,
+//! only `"`, `\` and control characters escaped (short forms where JSON has them, otherwise
+//! `\u00XX` with upper-case hex), `/` and non-ASCII left as they are, and non-finite floats
+//! quoted (`"NaN"`), because QUOTE_NON_NUMERIC_NUMBERS is on by default.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+
+use crate::node::JsonNode;
+use crate::number_format::{big_decimal_to_string, double_to_string, float_to_string};
+
+pub(crate) fn to_bytes(node: &JsonNode) -> Vec<u8> {
+    let mut out = String::new();
+    write_node(node, &mut out);
+    out.into_bytes()
+}
+
+pub(crate) fn to_text(node: &JsonNode) -> String {
+    let mut out = String::new();
+    write_node(node, &mut out);
+    out
+}
+
+pub(crate) fn write_node(node: &JsonNode, out: &mut String) {
+    match node {
+        JsonNode::Null => out.push_str("null"),
+        JsonNode::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        JsonNode::Int(v) => out.push_str(&v.to_string()),
+        JsonNode::Float(v) => write_float_text(float_to_string(*v), v.is_finite(), out),
+        JsonNode::Double(v) => write_float_text(double_to_string(*v), v.is_finite(), out),
+        JsonNode::Decimal(d) => out.push_str(&big_decimal_to_string(d)),
+        JsonNode::Number(n) => out.push_str(&n.text),
+        JsonNode::Text(s) => write_string(s, out),
+        JsonNode::Binary(bytes) => {
+            out.push('"');
+            out.push_str(&STANDARD.encode(bytes));
+            out.push('"');
+        }
+        JsonNode::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_node(item, out);
+            }
+            out.push(']');
+        }
+        JsonNode::Object(map) => {
+            out.push('{');
+            for (i, (key, value)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(key, out);
+                out.push(':');
+                write_node(value, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_float_text(text: String, finite: bool, out: &mut String) {
+    if finite {
+        out.push_str(&text);
+    } else {
+        write_string(&text, out);
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+pub(crate) fn write_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{08}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\u{0C}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                let b = c as u8;
+                out.push_str("\\u00");
+                out.push(HEX[usize::from(b >> 4)] as char);
+                out.push(HEX[usize::from(b & 0xF)] as char);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indexmap::IndexMap;
+
+    #[test]
+    fn strings_escape_like_jackson() {
+        let mut out = String::new();
+        write_string("a\"b\\c/\n\t\r\u{8}\u{c}\u{1}\u{1f}\u{7f}é😀", &mut out);
+        assert_eq!(
+            out,
+            "\"a\\\"b\\\\c/\\n\\t\\r\\b\\f\\u0001\\u001F\u{7f}é😀\""
+        );
+    }
+
+    #[test]
+    fn non_finite_floats_are_quoted() {
+        let node = JsonNode::Array(vec![
+            JsonNode::Double(f64::NAN),
+            JsonNode::Float(f32::NEG_INFINITY),
+            JsonNode::Double(1e10),
+        ]);
+        assert_eq!(to_text(&node), "[\"NaN\",\"-Infinity\",1.0E10]");
+    }
+
+    #[test]
+    fn objects_are_compact() {
+        let mut map = IndexMap::new();
+        map.insert("b".to_owned(), JsonNode::Binary(vec![0, 0x9C]));
+        map.insert("n".to_owned(), JsonNode::Null);
+        assert_eq!(to_text(&JsonNode::Object(map)), "{\"b\":\"AJw=\",\"n\":null}");
+    }
+}

@@ -1,0 +1,56 @@
+use rdkafka::error::KafkaError;
+
+/// A failure of a Kafka client operation.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KafkaClientError {
+    #[error("could not create the Kafka {role} client: {source}")]
+    Create {
+        role: &'static str,
+        #[source]
+        source: KafkaError,
+    },
+    #[error("{operation} failed: {source}")]
+    Operation {
+        operation: &'static str,
+        #[source]
+        source: KafkaError,
+    },
+    #[error("{operation} timed out after {timeout_ms} ms")]
+    Timeout { operation: &'static str, timeout_ms: u64 },
+    #[error("topic {topic}: {message}")]
+    Topic { topic: String, message: String },
+}
+
+impl KafkaClientError {
+    pub(crate) fn op(operation: &'static str) -> impl FnOnce(KafkaError) -> Self {
+        move |source| KafkaClientError::Operation { operation, source }
+    }
+
+    /// Whether the broker may accept the same request later.
+    pub fn is_retriable(&self) -> bool {
+        match self {
+            KafkaClientError::Operation { source, .. } => source
+                .rdkafka_error_code()
+                .map(|c| {
+                    use rdkafka::types::RDKafkaErrorCode as C;
+                    matches!(
+                        c,
+                        C::QueueFull
+                            | C::RequestTimedOut
+                            | C::NotEnoughReplicas
+                            | C::NotEnoughReplicasAfterAppend
+                            | C::LeaderNotAvailable
+                            | C::NotLeaderForPartition
+                            | C::NetworkException
+                            | C::BrokerTransportFailure
+                            | C::AllBrokersDown
+                            | C::MessageTimedOut
+                    )
+                })
+                .unwrap_or(false),
+            KafkaClientError::Timeout { .. } => true,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! A producer that reports each record's acknowledgement back to the task that sent it.
+
+use std::time::Duration;
+
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Header, Message, OwnedHeaders};
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{ClientConfig, ClientContext};
+use tokio::sync::mpsc;
+
+use crate::KafkaClientError;
+
+/// The broker's answer for one sent record, tagged with the sequence number given to `send`.
+#[derive(Debug)]
+pub struct Ack {
+    pub seq: usize,
+    pub result: Result<Delivered, KafkaError>,
+}
+
+/// Where an acknowledged record landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivered {
+    pub partition: i32,
+    pub offset: i64,
+}
+
+/// Forwards delivery reports from librdkafka's polling thread to the sending task. The channel
+/// is unbounded because librdkafka already bounds the records in flight
+/// (`queue.buffering.max.messages`), and a delivery callback must never block.
+struct AckContext {
+    acks: mpsc::UnboundedSender<Ack>,
+}
+
+impl ClientContext for AckContext {}
+
+impl ProducerContext for AckContext {
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+        let result = match result {
+            Ok(msg) => Ok(Delivered { partition: msg.partition(), offset: msg.offset() }),
+            Err((err, _)) => Err(err.clone()),
+        };
+        // The receiver is gone only when the task has stopped caring about acknowledgements.
+        let _ = self.acks.send(Ack { seq, result });
+    }
+}
+
+/// A record to send; borrowed so the caller's converted bytes are not copied twice.
+#[derive(Debug, Default)]
+pub struct OutgoingRecord<'a> {
+    pub topic: &'a str,
+    pub partition: Option<i32>,
+    pub key: Option<&'a [u8]>,
+    pub value: Option<&'a [u8]>,
+    pub timestamp: Option<i64>,
+    pub headers: Vec<(&'a str, Option<&'a [u8]>)>,
+}
+
+/// Why a record was not queued.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// librdkafka's local queue is full; wait for acknowledgements and try again.
+    #[error("the producer's queue is full")]
+    QueueFull,
+    #[error("the record could not be queued: {0}")]
+    Fatal(KafkaError),
+}
+
+/// A producer whose delivery reports arrive on a channel.
+pub struct AckingProducer {
+    inner: ThreadedProducer<AckContext>,
+}
+
+impl AckingProducer {
+    pub fn new(config: &ClientConfig) -> Result<(Self, mpsc::UnboundedReceiver<Ack>), KafkaClientError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let inner = config
+            .create_with_context(AckContext { acks: tx })
+            .map_err(|source| KafkaClientError::Create { role: "producer", source })?;
+        Ok((AckingProducer { inner }, rx))
+    }
+
+    /// Queues one record; its acknowledgement arrives later with `seq`.
+    pub fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
+        let mut base: BaseRecord<'_, [u8], [u8], usize> = BaseRecord::with_opaque_to(record.topic, seq);
+        if let Some(p) = record.partition {
+            base = base.partition(p);
+        }
+        if let Some(k) = record.key {
+            base = base.key(k);
+        }
+        if let Some(v) = record.value {
+            base = base.payload(v);
+        }
+        if let Some(ts) = record.timestamp {
+            base = base.timestamp(ts);
+        }
+        if !record.headers.is_empty() {
+            let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
+            for (key, value) in &record.headers {
+                headers = headers.insert(Header { key, value: *value });
+            }
+            base = base.headers(headers);
+        }
+        self.inner.send(base).map_err(|(err, _)| match err.rdkafka_error_code() {
+            Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
+            _ => SendError::Fatal(err),
+        })
+    }
+
+    /// Waits until every queued record has been acknowledged or failed.
+    pub fn flush(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        self.inner.flush(timeout).map_err(|source| match source.rdkafka_error_code() {
+            Some(RDKafkaErrorCode::OperationTimedOut) => KafkaClientError::Timeout {
+                operation: "producer flush",
+                timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+            },
+            _ => KafkaClientError::Operation { operation: "producer flush", source },
+        })
+    }
+
+    /// Records queued or in flight.
+    pub fn in_flight(&self) -> i32 {
+        self.inner.in_flight_count()
+    }
+}

@@ -1,0 +1,53 @@
+//! Connect's error body, `{"error_code":…,"message":…}`, for every failure.
+
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use ferry_runtime::herder::HerderError;
+use serde_json::json;
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError { status, message: message.into() }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if self.status.is_server_error() {
+            tracing::error!(status = self.status.as_u16(), message = %self.message, "REST request failed");
+        }
+        (self.status, Json(json!({"error_code": self.status.as_u16(), "message": self.message}))).into_response()
+    }
+}
+
+impl From<HerderError> for ApiError {
+    fn from(e: HerderError) -> Self {
+        let status = match &e {
+            HerderError::NotFound(_) => StatusCode::NOT_FOUND,
+            HerderError::AlreadyExists(_) | HerderError::Conflict(_) => StatusCode::CONFLICT,
+            HerderError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            HerderError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+/// A malformed body answers 400 with Connect's error shape (Java answers 500 here; this is a
+/// documented difference).
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, r.body_text())
+    }
+}
+
+pub(crate) async fn not_found_fallback() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "HTTP 404 Not Found")
+}

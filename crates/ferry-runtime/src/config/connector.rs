@@ -1,0 +1,177 @@
+//! Settings every connector has (Java's `ConnectorConfig`, `SinkConnectorConfig`).
+
+use ferry_api::config::{
+    ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, KeyProblem, ParsedConfig, Validator, Width,
+};
+use ferry_api::ConfigMap;
+
+pub const NAME: &str = "name";
+pub const CONNECTOR_CLASS: &str = "connector.class";
+pub const TASKS_MAX: &str = "tasks.max";
+pub const TASKS_MAX_ENFORCE: &str = "tasks.max.enforce";
+pub const KEY_CONVERTER: &str = "key.converter";
+pub const VALUE_CONVERTER: &str = "value.converter";
+pub const HEADER_CONVERTER: &str = "header.converter";
+pub const TRANSFORMS: &str = "transforms";
+pub const PREDICATES: &str = "predicates";
+pub const CONFIG_ACTION_RELOAD: &str = "config.action.reload";
+pub const ERRORS_RETRY_TIMEOUT: &str = "errors.retry.timeout";
+pub const ERRORS_RETRY_MAX_DELAY: &str = "errors.retry.delay.max.ms";
+pub const ERRORS_TOLERANCE: &str = "errors.tolerance";
+pub const ERRORS_LOG_ENABLE: &str = "errors.log.enable";
+pub const ERRORS_LOG_INCLUDE_MESSAGES: &str = "errors.log.include.messages";
+pub const TOPICS: &str = "topics";
+pub const TOPICS_REGEX: &str = "topics.regex";
+pub const DLQ_TOPIC_NAME: &str = "errors.deadletterqueue.topic.name";
+pub const DLQ_REPLICATION_FACTOR: &str = "errors.deadletterqueue.topic.replication.factor";
+pub const DLQ_CONTEXT_HEADERS: &str = "errors.deadletterqueue.context.headers.enable";
+
+const COMMON_GROUP: &str = "Common";
+const ERROR_GROUP: &str = "Error Handling";
+const TRANSFORMS_GROUP: &str = "Transforms";
+const PREDICATES_GROUP: &str = "Predicates";
+
+fn value(v: &str) -> DefaultValue {
+    DefaultValue::Value(v.to_owned())
+}
+
+/// The keys of every connector, in Java's groups and order.
+pub fn connector_config_def() -> ConfigDef {
+    use ConfigType::*;
+    use Importance::*;
+    let k = ConfigKey::new;
+    ConfigDef::new()
+        .define(k(NAME, String, DefaultValue::Required, High, "Globally unique name to use for this connector.")
+            .validator(Validator::NonEmptyString)
+            .group(COMMON_GROUP, 1, Width::Medium, "Connector name"))
+        .define(k(CONNECTOR_CLASS, String, DefaultValue::Required, High, "Name or alias of the class for this connector. Must be a subclass of org.apache.kafka.connect.connector.Connector.")
+            .group(COMMON_GROUP, 2, Width::Long, "Connector class"))
+        .define(k(TASKS_MAX, Int, value("1"), High, "Maximum number of tasks to use for this connector.")
+            .validator(Validator::at_least(1.0))
+            .group(COMMON_GROUP, 3, Width::Short, "Tasks max"))
+        .define(k(TASKS_MAX_ENFORCE, Boolean, value("true"), Low, "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector.")
+            .group(COMMON_GROUP, 4, Width::Short, "Enforce tasks max"))
+        .define(k(KEY_CONVERTER, Class, DefaultValue::Null, Low, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the keys in messages written to or read from Kafka.")
+            .group(COMMON_GROUP, 5, Width::Short, "Key converter class"))
+        .define(k(VALUE_CONVERTER, Class, DefaultValue::Null, Low, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the values in messages written to or read from Kafka.")
+            .group(COMMON_GROUP, 6, Width::Short, "Value converter class"))
+        .define(k(HEADER_CONVERTER, Class, DefaultValue::Null, Low, "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka.")
+            .group(COMMON_GROUP, 7, Width::Short, "Header converter class"))
+        .define(k(CONFIG_ACTION_RELOAD, String, value("restart"), Low, "The action that Connect should take on the connector when changes in external configuration providers result in a change in the connector's configuration properties.")
+            .validator(Validator::one_of_ignore_case(&["none", "restart"]))
+            .group(COMMON_GROUP, 8, Width::Medium, "Reload Action"))
+        .define(k(TRANSFORMS, List, value(""), Low, "Aliases for the transformations to be applied to records.")
+            .group(TRANSFORMS_GROUP, 0, Width::Long, "Transforms"))
+        .define(k(PREDICATES, List, value(""), Low, "Aliases for the predicates used by transformations.")
+            .group(PREDICATES_GROUP, 0, Width::Long, "Predicates"))
+        .define(k(ERRORS_RETRY_TIMEOUT, Long, value("0"), Medium, "The maximum duration in milliseconds that a failed operation will be reattempted. The default is 0, which means no retries will be attempted. Use -1 for infinite retries.")
+            .group(ERROR_GROUP, 1, Width::Medium, "Retry Timeout for Errors"))
+        .define(k(ERRORS_RETRY_MAX_DELAY, Long, value("60000"), Medium, "The maximum duration in milliseconds between consecutive retry attempts.")
+            .group(ERROR_GROUP, 2, Width::Medium, "Maximum Delay Between Retries for Errors"))
+        .define(k(ERRORS_TOLERANCE, String, value("none"), Medium, "Behavior for tolerating errors during connector operation. 'none' is the default value and signals that any error will result in an immediate connector task failure; 'all' changes the behavior to skip over problematic records.")
+            .validator(Validator::one_of_ignore_case(&["none", "all"]))
+            .group(ERROR_GROUP, 3, Width::Short, "Error Tolerance"))
+        .define(k(ERRORS_LOG_ENABLE, Boolean, value("false"), Medium, "If true, write each error and the details of the failed operation and problematic record to the Connect application log.")
+            .group(ERROR_GROUP, 4, Width::Short, "Log Errors"))
+        .define(k(ERRORS_LOG_INCLUDE_MESSAGES, Boolean, value("false"), Medium, "Whether to include in the log the Connect record that resulted in a failure.")
+            .group(ERROR_GROUP, 5, Width::Short, "Log Error Details"))
+}
+
+/// Sink connectors add the topics to read and the dead letter queue.
+pub fn sink_connector_config_def() -> ConfigDef {
+    use ConfigType::*;
+    use Importance::*;
+    let k = ConfigKey::new;
+    connector_config_def()
+        .define(k(TOPICS, List, value(""), High, "List of topics to consume, separated by commas")
+            .group(COMMON_GROUP, 4, Width::Long, "Topics"))
+        .define(k(TOPICS_REGEX, String, value(""), High, "Regular expression giving topics to consume. Under the hood, the regex is compiled to a java.util.regex.Pattern. Only one of topics or topics.regex should be specified.")
+            .group(COMMON_GROUP, 4, Width::Long, "Topics regex"))
+        .define(k(DLQ_TOPIC_NAME, String, value(""), Medium, "The name of the topic to be used as the dead letter queue (DLQ) for messages that result in an error when processed by this sink connector, or its transformations or converters. The topic name is blank by default, which means that no messages are to be recorded in the DLQ.")
+            .group(ERROR_GROUP, 6, Width::Medium, "Dead Letter Queue Topic Name"))
+        .define(k(DLQ_REPLICATION_FACTOR, Short, value("3"), Medium, "Replication factor used to create the dead letter queue topic when it doesn't already exist.")
+            .group(ERROR_GROUP, 7, Width::Medium, "Dead Letter Queue Topic Replication Factor"))
+        .define(k(DLQ_CONTEXT_HEADERS, Boolean, value("false"), Medium, "If true, add headers containing error context to the messages written to the dead letter queue. To avoid clashing with headers from the original record, all error context header keys, all error context header keys will start with <code>__connect.errors.</code>")
+            .group(ERROR_GROUP, 8, Width::Medium, "Enable Error Context Headers"))
+}
+
+/// Cross-key checks of a sink connector's topics, with Java's messages.
+pub fn sink_topic_problems(props: &ConfigMap) -> Vec<KeyProblem> {
+    let has = |k: &str| props.get(k).is_some_and(|v| !v.trim().is_empty());
+    let mut problems = Vec::new();
+    if has(TOPICS) && has(TOPICS_REGEX) {
+        let message = format!("{TOPICS} and {TOPICS_REGEX} are mutually exclusive options, but both are set.");
+        problems.push(KeyProblem { key: TOPICS.to_owned(), message: message.clone() });
+        problems.push(KeyProblem { key: TOPICS_REGEX.to_owned(), message });
+    } else if !has(TOPICS) && !has(TOPICS_REGEX) {
+        let message = format!("Must configure one of {TOPICS} or {TOPICS_REGEX}");
+        problems.push(KeyProblem { key: TOPICS.to_owned(), message: message.clone() });
+        problems.push(KeyProblem { key: TOPICS_REGEX.to_owned(), message });
+    }
+    if let Some(regex) = props.get(TOPICS_REGEX).filter(|r| !r.trim().is_empty()) {
+        if let Err(e) = regex::Regex::new(regex) {
+            problems.push(KeyProblem {
+                key: TOPICS_REGEX.to_owned(),
+                message: format!("Invalid value {regex} for configuration {TOPICS_REGEX}: {e}"),
+            });
+        }
+    }
+    problems
+}
+
+/// A connector's common settings, parsed.
+#[derive(Debug, Clone)]
+pub struct ConnectorConfig {
+    pub name: String,
+    pub class: String,
+    pub tasks_max: usize,
+    pub parsed: ParsedConfig,
+}
+
+impl ConnectorConfig {
+    /// Parses the common keys (and, for sinks, the topic keys), naming every bad key.
+    pub fn parse(props: &ConfigMap, sink: bool) -> Result<Self, ConfigError> {
+        let def = if sink { sink_connector_config_def() } else { connector_config_def() };
+        let mut problems = Vec::new();
+        let parsed = def.parse(props).map_err(|e| problems.extend(e.problems)).ok();
+        if sink {
+            problems.extend(sink_topic_problems(props));
+        }
+        match parsed {
+            Some(parsed) if problems.is_empty() => Ok(ConnectorConfig {
+                name: parsed.string(NAME)?.unwrap_or_default(),
+                class: parsed.string(CONNECTOR_CLASS)?.unwrap_or_default(),
+                tasks_max: usize::try_from(parsed.int(TASKS_MAX)?).unwrap_or(1),
+                parsed,
+            }),
+            _ => Err(ConfigError { problems }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn sink_needs_exactly_one_of_topics_and_regex() {
+        let base = [("name", "s"), ("connector.class", "FileStreamSink")];
+        let err = ConnectorConfig::parse(&props(&base), true).unwrap_err();
+        assert!(err.problems.iter().all(|p| p.message == "Must configure one of topics or topics.regex"));
+        let mut both = base.to_vec();
+        both.extend([("topics", "a"), ("topics.regex", "a.*")]);
+        let err = ConnectorConfig::parse(&props(&both), true).unwrap_err();
+        assert_eq!(err.problems[0].message, "topics and topics.regex are mutually exclusive options, but both are set.");
+    }
+
+    #[test]
+    fn every_bad_common_key_is_named() {
+        let err = ConnectorConfig::parse(&props(&[("tasks.max", "0"), ("errors.tolerance", "some")]), false).unwrap_err();
+        let keys: Vec<_> = err.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, vec!["name", "connector.class", "tasks.max", "errors.tolerance"]);
+    }
+}

@@ -1,0 +1,6 @@
+//! Worker and connector configuration, and the files they are read from.
+
+pub mod connector;
+pub mod files;
+pub mod properties;
+pub mod worker;

@@ -1,0 +1,233 @@
+//! Worker configuration (Java's `WorkerConfig` and `StandaloneConfig`).
+
+use std::time::Duration;
+
+use ferry_api::config::{ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
+use ferry_api::ConfigMap;
+
+pub const BOOTSTRAP_SERVERS: &str = "bootstrap.servers";
+pub const KEY_CONVERTER: &str = "key.converter";
+pub const VALUE_CONVERTER: &str = "value.converter";
+pub const HEADER_CONVERTER: &str = "header.converter";
+pub const OFFSET_FLUSH_INTERVAL_MS: &str = "offset.flush.interval.ms";
+pub const OFFSET_FLUSH_TIMEOUT_MS: &str = "offset.flush.timeout.ms";
+pub const TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS: &str = "task.shutdown.graceful.timeout.ms";
+pub const LISTENERS: &str = "listeners";
+pub const PLUGIN_PATH: &str = "plugin.path";
+pub const OFFSET_STORAGE_FILE_FILENAME: &str = "offset.storage.file.filename";
+pub const TOPIC_TRACKING_ENABLE: &str = "topic.tracking.enable";
+pub const TOPIC_TRACKING_ALLOW_RESET: &str = "topic.tracking.allow.reset";
+pub const REST_ADVERTISED_HOST_NAME: &str = "rest.advertised.host.name";
+pub const REST_ADVERTISED_PORT: &str = "rest.advertised.port";
+
+pub const DEFAULT_HEADER_CONVERTER: &str = "org.apache.kafka.connect.storage.SimpleHeaderConverter";
+
+/// Prefixes whose keys belong to clients or plugins, so they are never "unknown".
+const PASS_THROUGH_PREFIXES: &[&str] = &[
+    "producer.",
+    "consumer.",
+    "admin.",
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "config.providers.",
+    "listeners.https.",
+    "admin.listeners.https.",
+    "metrics.",
+];
+
+/// Java client settings a worker may carry at the top level; known, but used only by clients.
+const CLIENT_KEYS: &[&str] = &[
+    "client.dns.lookup",
+    "client.id",
+    "security.protocol",
+    "sasl.mechanism",
+    "sasl.jaas.config",
+    "metadata.max.age.ms",
+    "request.timeout.ms",
+    "retry.backoff.ms",
+    "reconnect.backoff.ms",
+    "reconnect.backoff.max.ms",
+    "connections.max.idle.ms",
+    "metric.reporters",
+    "metrics.num.samples",
+    "metrics.sample.window.ms",
+    "metrics.recording.level",
+    "plugin.discovery",
+    "config.providers",
+    "connector.client.config.override.policy",
+    "topic.creation.enable",
+    "access.control.allow.origin",
+    "access.control.allow.methods",
+    "admin.listeners",
+    "rest.extension.classes",
+    "response.http.headers.config",
+    "rest.advertised.listener",
+    "exactly.once.source.support",
+];
+
+fn key(name: &str, ty: ConfigType, default: DefaultValue, importance: Importance, doc: &str) -> ConfigKey {
+    ConfigKey::new(name, ty, default, importance, doc)
+}
+
+fn value(v: &str) -> DefaultValue {
+    DefaultValue::Value(v.to_owned())
+}
+
+/// The keys every worker declares.
+pub fn worker_config_def() -> ConfigDef {
+    use ConfigType::*;
+    use Importance::*;
+    ConfigDef::new()
+        .define(key(BOOTSTRAP_SERVERS, List, value("localhost:9092"), High, "A list of host/port pairs used to establish the initial connection to the Kafka cluster."))
+        .define(key(KEY_CONVERTER, Class, DefaultValue::Required, High, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record keys)."))
+        .define(key(VALUE_CONVERTER, Class, DefaultValue::Required, High, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record values)."))
+        .define(key(HEADER_CONVERTER, Class, value(DEFAULT_HEADER_CONVERTER), Low, "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record headers)."))
+        .define(key(TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS, Long, value("5000"), Low, "Amount of time to wait for tasks to shutdown gracefully."))
+        .define(key(OFFSET_FLUSH_INTERVAL_MS, Long, value("60000"), Low, "Interval at which to try committing offsets for tasks."))
+        .define(key(OFFSET_FLUSH_TIMEOUT_MS, Long, value("5000"), Low, "Maximum time to wait for records to flush and partition offset data to be committed before cancelling the process."))
+        .define(key(LISTENERS, List, value("http://:8083"), Low, "List of comma-separated URIs the REST API will listen on."))
+        .define(key(PLUGIN_PATH, List, DefaultValue::Null, Low, "Directories of plugins; Ferry's plugins are built in, so this is ignored."))
+        .define(key(TOPIC_TRACKING_ENABLE, Boolean, value("true"), Low, "Enable tracking the set of active topics per connector during runtime."))
+        .define(key(TOPIC_TRACKING_ALLOW_RESET, Boolean, value("true"), Low, "If set to true, it allows user requests to reset the set of active topics per connector."))
+        .define(key(REST_ADVERTISED_HOST_NAME, String, DefaultValue::Null, Low, "The hostname given out to other workers to connect to."))
+        .define(key(REST_ADVERTISED_PORT, Int, DefaultValue::Null, Low, "The port given out to other workers to connect to."))
+}
+
+/// Standalone adds the offsets file.
+pub fn standalone_config_def() -> ConfigDef {
+    worker_config_def().define(key(
+        OFFSET_STORAGE_FILE_FILENAME,
+        ConfigType::String,
+        DefaultValue::Required,
+        Importance::High,
+        "File to store offset data in",
+    ))
+}
+
+/// A worker's parsed settings.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    pub originals: ConfigMap,
+    pub bootstrap_servers: String,
+    pub key_converter: String,
+    pub value_converter: String,
+    pub header_converter: String,
+    pub offset_flush_interval: Duration,
+    pub offset_flush_timeout: Duration,
+    pub task_shutdown_timeout: Duration,
+    pub listeners: Vec<String>,
+    pub offset_file: Option<String>,
+    pub topic_tracking: bool,
+    pub topic_tracking_allow_reset: bool,
+}
+
+fn millis(v: i64) -> Duration {
+    Duration::from_millis(u64::try_from(v).unwrap_or(0))
+}
+
+impl WorkerConfig {
+    /// Parses a standalone worker's properties, failing with every bad key.
+    pub fn standalone(props: &ConfigMap) -> Result<Self, ConfigError> {
+        Self::from_def(&standalone_config_def(), props)
+    }
+
+    fn from_def(def: &ConfigDef, props: &ConfigMap) -> Result<Self, ConfigError> {
+        let mut def = def.clone();
+        for k in [OFFSET_FLUSH_INTERVAL_MS, OFFSET_FLUSH_TIMEOUT_MS, TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS] {
+            if let Some(key) = def.key(k).cloned() {
+                def = def.define(key.validator(Validator::at_least(0.0)));
+            }
+        }
+        let parsed = def.parse(props)?;
+        Ok(WorkerConfig {
+            originals: props.clone(),
+            bootstrap_servers: parsed.list(BOOTSTRAP_SERVERS)?.join(","),
+            key_converter: parsed.string(KEY_CONVERTER)?.unwrap_or_default(),
+            value_converter: parsed.string(VALUE_CONVERTER)?.unwrap_or_default(),
+            header_converter: parsed.string(HEADER_CONVERTER)?.unwrap_or_else(|| DEFAULT_HEADER_CONVERTER.to_owned()),
+            offset_flush_interval: millis(parsed.long(OFFSET_FLUSH_INTERVAL_MS)?),
+            offset_flush_timeout: millis(parsed.long(OFFSET_FLUSH_TIMEOUT_MS)?),
+            task_shutdown_timeout: millis(parsed.long(TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS)?),
+            listeners: parsed.list(LISTENERS)?,
+            offset_file: parsed.get(OFFSET_STORAGE_FILE_FILENAME).and_then(|v| v.as_str()).map(str::to_owned),
+            topic_tracking: parsed.boolean(TOPIC_TRACKING_ENABLE)?,
+            topic_tracking_allow_reset: parsed.boolean(TOPIC_TRACKING_ALLOW_RESET)?,
+        })
+    }
+
+    /// Warnings for settings this worker does not know, and for `plugin.path`.
+    pub fn warnings(&self) -> Vec<String> {
+        let def = standalone_config_def();
+        let mut out = Vec::new();
+        for k in self.originals.keys() {
+            if k == PLUGIN_PATH {
+                out.push("plugin.path is ignored: Ferry's plugins are built into the binary".to_owned());
+            } else if def.key(k).is_none()
+                && !CLIENT_KEYS.contains(&k.as_str())
+                && !PASS_THROUGH_PREFIXES.iter().any(|p| k.starts_with(p))
+                && !k.starts_with("ssl.")
+                && !k.starts_with("sasl.")
+            {
+                out.push(format!("The configuration '{k}' was supplied but isn't a known config."));
+            }
+        }
+        out
+    }
+
+    /// Worker settings under `prefix`, with the prefix removed.
+    pub fn with_prefix(&self, prefix: &str) -> Vec<(String, String)> {
+        self.originals
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix(prefix).map(|rest| (rest.to_owned(), v.clone())))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn defaults_match_java() {
+        let c = WorkerConfig::standalone(&props(&[
+            ("key.converter", "org.apache.kafka.connect.json.JsonConverter"),
+            ("value.converter", "org.apache.kafka.connect.json.JsonConverter"),
+            ("offset.storage.file.filename", "/tmp/connect.offsets"),
+        ]))
+        .unwrap();
+        assert_eq!(c.bootstrap_servers, "localhost:9092");
+        assert_eq!(c.offset_flush_interval, Duration::from_secs(60));
+        assert_eq!(c.listeners, vec!["http://:8083"]);
+        assert_eq!(c.header_converter, DEFAULT_HEADER_CONVERTER);
+        assert!(c.topic_tracking);
+    }
+
+    #[test]
+    fn missing_keys_are_all_named() {
+        let err = WorkerConfig::standalone(&props(&[("offset.flush.interval.ms", "soon")])).unwrap_err();
+        let keys: Vec<_> = err.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, vec!["key.converter", "value.converter", "offset.flush.interval.ms", "offset.storage.file.filename"]);
+    }
+
+    #[test]
+    fn unknown_keys_and_plugin_path_warn() {
+        let c = WorkerConfig::standalone(&props(&[
+            ("key.converter", "x"),
+            ("value.converter", "y"),
+            ("offset.storage.file.filename", "f"),
+            ("plugin.path", "/usr/share/java"),
+            ("producer.linger.ms", "5"),
+            ("colour", "blue"),
+        ]))
+        .unwrap();
+        let w = c.warnings();
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w.iter().any(|m| m.contains("plugin.path")));
+        assert!(w.iter().any(|m| m.contains("'colour'")));
+    }
+}

@@ -1,0 +1,5 @@
+//! The one explicit registry of built-in plugins, looked up by Java class name or alias.
+
+mod registry;
+
+pub use registry::{ConnectorPlugin, ConverterPlugin, HeaderConverterPlugin, PluginKind, Registry};

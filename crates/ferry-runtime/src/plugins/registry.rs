@@ -1,0 +1,152 @@
+//! Every plugin Ferry ships, registered under its Java class name so configs written for Java
+//! Connect work unchanged. Aliases follow Java's rules: the simple class name, and for
+//! connectors also the simple name without its `Connector` suffix.
+
+use ferry_api::connector::AnyConnector;
+use ferry_api::converter::{Converter, HeaderConverter};
+
+/// What a plugin is, as `GET /connector-plugins` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PluginKind {
+    Source,
+    Sink,
+    Converter,
+    HeaderConverter,
+}
+
+impl PluginKind {
+    pub fn rest_name(self) -> &'static str {
+        match self {
+            PluginKind::Source => "source",
+            PluginKind::Sink => "sink",
+            PluginKind::Converter => "converter",
+            PluginKind::HeaderConverter => "header_converter",
+        }
+    }
+}
+
+pub struct ConnectorPlugin {
+    pub class_name: &'static str,
+    pub kind: PluginKind,
+    pub version: &'static str,
+    pub create: fn() -> AnyConnector,
+}
+
+pub struct ConverterPlugin {
+    pub class_name: &'static str,
+    pub create: fn() -> Box<dyn Converter>,
+}
+
+pub struct HeaderConverterPlugin {
+    pub class_name: &'static str,
+    pub create: fn() -> Box<dyn HeaderConverter>,
+}
+
+pub struct Registry {
+    pub connectors: Vec<ConnectorPlugin>,
+    pub converters: Vec<ConverterPlugin>,
+    pub header_converters: Vec<HeaderConverterPlugin>,
+}
+
+fn simple_name(class_name: &str) -> &str {
+    class_name.rsplit(['.', '$']).next().unwrap_or(class_name)
+}
+
+fn matches_alias(class_name: &str, wanted: &str, strip_suffix: Option<&str>) -> bool {
+    if class_name == wanted {
+        return true;
+    }
+    let simple = simple_name(class_name);
+    simple == wanted || strip_suffix.and_then(|s| simple.strip_suffix(s)).is_some_and(|pruned| pruned == wanted)
+}
+
+macro_rules! converter {
+    ($class:expr, $ty:ty) => {
+        ConverterPlugin { class_name: $class, create: || Box::new(<$ty>::default()) }
+    };
+}
+
+macro_rules! header_converter {
+    ($class:expr, $ty:ty) => {
+        HeaderConverterPlugin { class_name: $class, create: || Box::new(<$ty>::default()) }
+    };
+}
+
+impl Registry {
+    /// The built-in plugins.
+    pub fn builtin() -> Self {
+        use ferry_converters as conv;
+        let connectors = vec![
+            ConnectorPlugin {
+                class_name: ferry_file::SOURCE_CLASS_NAME,
+                kind: PluginKind::Source,
+                version: ferry_file::VERSION,
+                create: || AnyConnector::Source(Box::<ferry_file::FileStreamSourceConnector>::default()),
+            },
+            ConnectorPlugin {
+                class_name: ferry_file::SINK_CLASS_NAME,
+                kind: PluginKind::Sink,
+                version: ferry_file::VERSION,
+                create: || AnyConnector::Sink(Box::<ferry_file::FileStreamSinkConnector>::default()),
+            },
+        ];
+        let converters = vec![
+            converter!("org.apache.kafka.connect.json.JsonConverter", ferry_json::JsonConverter),
+            converter!("org.apache.kafka.connect.storage.StringConverter", conv::StringConverter),
+            converter!("org.apache.kafka.connect.converters.ByteArrayConverter", conv::ByteArrayConverter),
+            converter!("org.apache.kafka.connect.converters.ShortConverter", conv::ShortConverter),
+            converter!("org.apache.kafka.connect.converters.IntegerConverter", conv::IntegerConverter),
+            converter!("org.apache.kafka.connect.converters.LongConverter", conv::LongConverter),
+            converter!("org.apache.kafka.connect.converters.FloatConverter", conv::FloatConverter),
+            converter!("org.apache.kafka.connect.converters.DoubleConverter", conv::DoubleConverter),
+            converter!("org.apache.kafka.connect.converters.BooleanConverter", conv::BooleanConverter),
+        ];
+        let header_converters = vec![
+            header_converter!("org.apache.kafka.connect.storage.SimpleHeaderConverter", conv::SimpleHeaderConverter),
+            header_converter!("org.apache.kafka.connect.json.JsonConverter", ferry_json::JsonConverter),
+            header_converter!("org.apache.kafka.connect.storage.StringConverter", conv::StringConverter),
+            header_converter!("org.apache.kafka.connect.converters.ByteArrayConverter", conv::ByteArrayConverter),
+        ];
+        Registry { connectors, converters, header_converters }
+    }
+
+    pub fn connector(&self, name: &str) -> Option<&ConnectorPlugin> {
+        self.connectors.iter().find(|p| matches_alias(p.class_name, name, Some("Connector")))
+    }
+
+    pub fn converter(&self, name: &str) -> Option<&ConverterPlugin> {
+        self.converters.iter().find(|p| matches_alias(p.class_name, name, None))
+    }
+
+    pub fn header_converter(&self, name: &str) -> Option<&HeaderConverterPlugin> {
+        self.header_converters.iter().find(|p| matches_alias(p.class_name, name, None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connectors_resolve_by_class_name_and_aliases() {
+        let r = Registry::builtin();
+        for name in [
+            "org.apache.kafka.connect.file.FileStreamSourceConnector",
+            "FileStreamSourceConnector",
+            "FileStreamSource",
+        ] {
+            assert_eq!(r.connector(name).map(|p| p.kind), Some(PluginKind::Source), "{name}");
+        }
+        assert_eq!(r.connector("FileStreamSink").map(|p| p.kind), Some(PluginKind::Sink));
+        assert!(r.connector("FileStream").is_none());
+        assert!(r.connector("com.example.Missing").is_none());
+    }
+
+    #[test]
+    fn converters_resolve_by_class_and_simple_name() {
+        let r = Registry::builtin();
+        assert!(r.converter("org.apache.kafka.connect.json.JsonConverter").is_some());
+        assert!(r.converter("StringConverter").is_some());
+        assert!(r.header_converter("org.apache.kafka.connect.storage.SimpleHeaderConverter").is_some());
+    }
+}

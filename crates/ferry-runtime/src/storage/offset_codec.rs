@@ -1,0 +1,81 @@
+//! The byte form of source offsets, identical to Java's: the key is the schemaless JSON of
+//! `[connector, partition]`, the value the schemaless JSON of the offset map.
+
+use ferry_api::data::Value;
+use ferry_api::record::OffsetMap;
+use ferry_api::ConnectError;
+
+fn map_value(map: &OffsetMap) -> Result<Value, ConnectError> {
+    let mut entries = Vec::with_capacity(map.len());
+    for (k, v) in map {
+        if matches!(v, Value::Array(_) | Value::Map(_) | Value::Struct(_)) {
+            return Err(ConnectError::data(format!(
+                "Offsets may only contain primitive types as values, but field {k} contains {}",
+                v.type_description()
+            )));
+        }
+        entries.push((Value::String(k.clone()), v.clone()));
+    }
+    Ok(Value::Map(entries))
+}
+
+fn offset_map(value: Value) -> Result<OffsetMap, ConnectError> {
+    match value {
+        Value::Map(entries) => entries
+            .into_iter()
+            .map(|(k, v)| match k {
+                Value::String(k) => Ok((k, v)),
+                other => Err(ConnectError::data(format!("Offset keys must be strings, found {}", other.type_description()))),
+            })
+            .collect(),
+        other => Err(ConnectError::data(format!("Offsets must be maps, found {}", other.type_description()))),
+    }
+}
+
+pub fn encode_key(connector: &str, partition: &OffsetMap) -> Result<Vec<u8>, ConnectError> {
+    let key = Value::Array(vec![Value::String(connector.to_owned()), map_value(partition)?]);
+    Ok(ferry_json::schemaless_to_json_bytes(&key))
+}
+
+pub fn encode_offset(offset: &OffsetMap) -> Result<Vec<u8>, ConnectError> {
+    Ok(ferry_json::schemaless_to_json_bytes(&map_value(offset)?))
+}
+
+pub fn decode_offset(bytes: &[u8]) -> Result<OffsetMap, ConnectError> {
+    offset_map(ferry_json::json_bytes_to_schemaless(bytes)?)
+}
+
+/// Splits a stored key into its connector and partition; `None` for keys of another shape.
+pub fn decode_key(bytes: &[u8]) -> Option<(String, OffsetMap)> {
+    match ferry_json::json_bytes_to_schemaless(bytes).ok()? {
+        Value::Array(mut items) if items.len() == 2 => {
+            let partition = offset_map(items.pop()?).ok()?;
+            match items.pop()? {
+                Value::String(connector) => Some((connector, partition)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_and_value_bytes_match_java() {
+        let partition = OffsetMap::from([("filename".to_owned(), Value::from("in.txt"))]);
+        assert_eq!(encode_key("file-src", &partition).unwrap(), br#"["file-src",{"filename":"in.txt"}]"#.to_vec());
+        let offset = OffsetMap::from([("position".to_owned(), Value::Int64(1234))]);
+        assert_eq!(encode_offset(&offset).unwrap(), br#"{"position":1234}"#.to_vec());
+        assert_eq!(decode_offset(br#"{"position":1234}"#).unwrap(), offset);
+        assert_eq!(decode_key(br#"["file-src",{"filename":"in.txt"}]"#), Some(("file-src".to_owned(), partition)));
+    }
+
+    #[test]
+    fn nested_values_are_refused() {
+        let bad = OffsetMap::from([("x".to_owned(), Value::Array(vec![]))]);
+        assert!(encode_offset(&bad).is_err());
+    }
+}

@@ -1,0 +1,66 @@
+//! Creates a task's converters the way Java does: a converter class set in the connector's
+//! config is used with the connector's prefixed settings only; otherwise the worker's class
+//! with the worker's prefixed settings.
+
+use ferry_api::converter::{Converter, ConverterType, HeaderConverter};
+use ferry_api::{ConfigMap, ConnectError};
+
+use crate::config::worker::WorkerConfig;
+use crate::plugins::Registry;
+
+fn settings(
+    connector: &ConfigMap,
+    worker: &WorkerConfig,
+    key: &str,
+    worker_class: &str,
+    kind: ConverterType,
+) -> (String, ConfigMap) {
+    let prefix = format!("{key}.");
+    let (class, source) = match connector.get(key) {
+        Some(class) => (class.clone(), connector),
+        None => (worker_class.to_owned(), &worker.originals),
+    };
+    let mut props: ConfigMap =
+        source.iter().filter_map(|(k, v)| k.strip_prefix(&prefix).map(|r| (r.to_owned(), v.clone()))).collect();
+    props.insert("converter.type".to_owned(), kind.config_value().to_owned());
+    (class, props)
+}
+
+fn unknown(key: &str, class: &str) -> ConnectError {
+    ConnectError::Config(ferry_api::config::ConfigError::invalid_value(
+        key,
+        class,
+        &format!("Class {class} could not be found."),
+    ))
+}
+
+pub(crate) fn key_or_value_converter(
+    registry: &Registry,
+    connector: &ConfigMap,
+    worker: &WorkerConfig,
+    is_key: bool,
+) -> Result<Box<dyn Converter>, ConnectError> {
+    let (key, worker_class, kind) = if is_key {
+        ("key.converter", worker.key_converter.as_str(), ConverterType::Key)
+    } else {
+        ("value.converter", worker.value_converter.as_str(), ConverterType::Value)
+    };
+    let (class, props) = settings(connector, worker, key, worker_class, kind);
+    let plugin = registry.converter(&class).ok_or_else(|| unknown(key, &class))?;
+    let mut converter = (plugin.create)();
+    converter.configure(&props, is_key)?;
+    Ok(converter)
+}
+
+pub(crate) fn header_converter(
+    registry: &Registry,
+    connector: &ConfigMap,
+    worker: &WorkerConfig,
+) -> Result<Box<dyn HeaderConverter>, ConnectError> {
+    let key = "header.converter";
+    let (class, props) = settings(connector, worker, key, &worker.header_converter, ConverterType::Header);
+    let plugin = registry.header_converter(&class).ok_or_else(|| unknown(key, &class))?;
+    let mut converter = (plugin.create)();
+    converter.configure(&props)?;
+    Ok(converter)
+}

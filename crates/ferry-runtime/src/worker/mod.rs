@@ -1,0 +1,13 @@
+//! The worker: runs connectors and their tasks, and reports their states.
+
+mod converters;
+mod sink_context;
+mod sink_task;
+mod source_task;
+pub mod submitted_records;
+mod task_context;
+#[allow(clippy::module_inception)]
+mod worker;
+
+pub use task_context::TargetState;
+pub use worker::{ConnectorRuntimeError, Worker};

@@ -1,0 +1,86 @@
+//! The sink task's handle on the worker (Java's `WorkerSinkTaskContext`). The task records its
+//! requests here; the pipeline applies them between batches.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use ferry_api::record::TopicPartition;
+use ferry_api::task::SinkTaskContext;
+use ferry_api::ConfigMap;
+
+#[derive(Default)]
+pub(crate) struct Requests {
+    pub rewinds: HashMap<TopicPartition, i64>,
+    pub timeout_ms: Option<u64>,
+    pub pause: Vec<TopicPartition>,
+    pub resume: Vec<TopicPartition>,
+    pub commit: bool,
+}
+
+pub(crate) struct WorkerSinkTaskContext {
+    configs: ConfigMap,
+    requests: Mutex<Requests>,
+    assignment: Mutex<HashSet<TopicPartition>>,
+}
+
+impl WorkerSinkTaskContext {
+    pub fn new(configs: ConfigMap) -> Self {
+        WorkerSinkTaskContext { configs, requests: Mutex::default(), assignment: Mutex::default() }
+    }
+
+    /// Takes every pending request at once.
+    pub fn take_requests(&self) -> Requests {
+        self.requests.lock().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default()
+    }
+
+    pub fn set_assignment(&self, partitions: &HashSet<TopicPartition>) {
+        if let Ok(mut a) = self.assignment.lock() {
+            a.clone_from(partitions);
+        }
+    }
+
+    fn with(&self, f: impl FnOnce(&mut Requests)) {
+        if let Ok(mut r) = self.requests.lock() {
+            f(&mut r);
+        }
+    }
+}
+
+impl SinkTaskContext for WorkerSinkTaskContext {
+    fn configs(&self) -> ConfigMap {
+        self.configs.clone()
+    }
+
+    fn offset(&self, partition: TopicPartition, offset: i64) {
+        self.with(|r| {
+            r.rewinds.insert(partition, offset);
+        });
+    }
+
+    fn timeout(&self, timeout_ms: u64) {
+        self.with(|r| r.timeout_ms = Some(timeout_ms));
+    }
+
+    fn assignment(&self) -> Vec<TopicPartition> {
+        self.assignment.lock().map(|a| a.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    fn pause(&self, partitions: &[TopicPartition]) {
+        self.with(|r| r.pause.extend_from_slice(partitions));
+    }
+
+    fn resume(&self, partitions: &[TopicPartition]) {
+        self.with(|r| r.resume.extend_from_slice(partitions));
+    }
+
+    fn request_commit(&self) {
+        self.with(|r| r.commit = true);
+    }
+}
+
+impl WorkerSinkTaskContext {
+    /// The pipeline's own request for a commit at the next iteration (on pause).
+    pub fn request_commit_now(&self) {
+        self.with(|r| r.commit = true);
+    }
+}

@@ -1,0 +1,335 @@
+//! The sink pipeline: consume → convert → `put`; offsets are committed only after `preCommit`
+//! (by default `flush`) succeeds, every `offset.flush.interval.ms`, on request, and on stop.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ferry_api::record::{SinkRecord, TimestampType, TopicPartition};
+use ferry_api::task::{SinkOffsets, SinkTask};
+use ferry_api::ConnectError;
+use ferry_kafka::client_properties::ClientRole;
+use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscription};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::config::connector::{TOPICS, TOPICS_REGEX};
+use crate::status::State;
+use crate::worker::sink_context::WorkerSinkTaskContext;
+use crate::worker::task_context::TaskContext;
+
+/// Java's `max.poll.records` default: the most records handed to one `put`.
+const MAX_BATCH: usize = 500;
+/// How long to wait before putting a batch again after a retriable failure.
+const RETRY_BACKOFF: Duration = Duration::from_millis(100);
+
+type Offsets = HashMap<(String, i32), i64>;
+
+struct SinkPipeline {
+    ctx: TaskContext,
+    task: Box<dyn SinkTask>,
+    consumer: SinkConsumer,
+    events: mpsc::UnboundedReceiver<RebalanceEvent>,
+    context: Arc<WorkerSinkTaskContext>,
+    assignment: HashSet<TopicPartition>,
+    paused_by_task: HashSet<TopicPartition>,
+    /// Next offset to consume per partition, for records `put` accepted.
+    current: Offsets,
+    last_committed: Offsets,
+    /// A batch to put again after a retriable failure, with its offsets.
+    retry: Option<(Vec<SinkRecord>, Offsets)>,
+    paused: bool,
+}
+
+fn subscription(ctx: &TaskContext) -> Result<Subscription, ConnectError> {
+    let topics: Vec<String> = ctx
+        .connector_props
+        .get(TOPICS)
+        .map(|t| ferry_api::config::split_list(t))
+        .unwrap_or_default();
+    let regex = ctx.connector_props.get(TOPICS_REGEX).map(|r| r.trim()).filter(|r| !r.is_empty());
+    match (topics.is_empty(), regex) {
+        (false, None) => Ok(Subscription::Topics(topics)),
+        (true, Some(r)) => Ok(Subscription::Regex(r.to_owned())),
+        _ => Err(ConnectError::other("Must configure exactly one of topics or topics.regex")),
+    }
+}
+
+pub(crate) async fn run(mut ctx: TaskContext, mut task: Box<dyn SinkTask>) -> Result<(), ConnectError> {
+    let subscription = subscription(&ctx)?;
+    let client_id = format!("connector-consumer-{}-{}", ctx.id.connector, ctx.id.task);
+    let group_id = format!("connect-{}", ctx.id.connector);
+    let fixed = [
+        ("group.id", group_id.as_str()),
+        ("client.id", client_id.as_str()),
+        ("enable.auto.commit", "false"),
+        ("auto.offset.reset", "earliest"),
+    ];
+    let config = ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed);
+    let (consumer, events) = SinkConsumer::new(&config, &subscription)
+        .map_err(|e| ConnectError::with_source("Failed to create the consumer", e))?;
+    if !ctx.wait_while_paused().await {
+        return Ok(());
+    }
+    let context = Arc::new(WorkerSinkTaskContext::new(ctx.task_props.clone()));
+    task.start(&ctx.task_props, context.clone()).await?;
+    ctx.report(State::Running, None);
+    let mut pipeline = SinkPipeline {
+        ctx,
+        task,
+        consumer,
+        events,
+        context,
+        assignment: HashSet::new(),
+        paused_by_task: HashSet::new(),
+        current: Offsets::new(),
+        last_committed: Offsets::new(),
+        retry: None,
+        paused: false,
+    };
+    let outcome = pipeline.execute().await;
+    let stopped = pipeline.stop(outcome.is_ok()).await;
+    outcome.and(stopped)
+}
+
+fn key(tp: &TopicPartition) -> (String, i32) {
+    (tp.topic.clone(), tp.partition)
+}
+
+impl SinkPipeline {
+    async fn execute(&mut self) -> Result<(), ConnectError> {
+        let interval = self.ctx.worker.offset_flush_interval;
+        let mut next_commit = Instant::now() + interval;
+        loop {
+            if self.ctx.cancel.is_cancelled() {
+                return Ok(());
+            }
+            self.handle_rebalances().await?;
+            self.follow_target_state()?;
+            let requests = self.context.take_requests();
+            self.apply_requests(&requests)?;
+            if requests.commit || Instant::now() >= next_commit {
+                self.commit(false).await;
+                next_commit = Instant::now() + interval;
+            }
+            let wait = next_commit.saturating_duration_since(Instant::now());
+            let wait = requests.timeout_ms.map_or(wait, |t| wait.min(Duration::from_millis(t)));
+            if let Some((batch, offsets)) = self.retry.take() {
+                tokio::select! {
+                    _ = self.ctx.cancel.cancelled() => { self.retry = Some((batch, offsets)); return Ok(()) }
+                    _ = tokio::time::sleep(RETRY_BACKOFF.min(wait)) => {}
+                }
+                self.deliver(batch, offsets).await?;
+                continue;
+            }
+            let consumed = tokio::select! {
+                _ = self.ctx.cancel.cancelled() => return Ok(()),
+                polled = self.consumer.poll_batch(MAX_BATCH, wait.max(Duration::from_millis(1))) => {
+                    polled.map_err(|e| ConnectError::with_source("Failed to poll for records", e))?
+                }
+            };
+            if consumed.is_empty() {
+                continue;
+            }
+            let (batch, offsets) = self.convert(consumed)?;
+            self.deliver(batch, offsets).await?;
+        }
+    }
+
+    fn convert(&self, consumed: Vec<ConsumedRecord>) -> Result<(Vec<SinkRecord>, Offsets), ConnectError> {
+        let mut offsets = Offsets::new();
+        let mut batch = Vec::with_capacity(consumed.len());
+        for r in consumed {
+            offsets.insert((r.topic.clone(), r.partition), r.offset + 1);
+            let key = self.ctx.key_converter.to_connect_data(&r.topic, r.key.as_deref())?;
+            let value = self.ctx.value_converter.to_connect_data(&r.topic, r.value.as_deref())?;
+            let mut headers = ferry_api::header::Headers::new();
+            for (k, v) in &r.headers {
+                let h = self.ctx.header_converter.to_connect_header(&r.topic, k, v.as_deref())?;
+                headers.add(k.clone(), h.schema, h.value);
+            }
+            let timestamp_type = match (r.timestamp, r.log_append_time) {
+                (None, _) => TimestampType::NoTimestampType,
+                (Some(_), true) => TimestampType::LogAppendTime,
+                (Some(_), false) => TimestampType::CreateTime,
+            };
+            batch.push(SinkRecord {
+                original_topic: r.topic.clone(),
+                original_kafka_partition: r.partition,
+                original_kafka_offset: r.offset,
+                topic: r.topic,
+                kafka_partition: r.partition,
+                key_schema: key.schema,
+                key: key.value,
+                value_schema: value.schema,
+                value: value.value,
+                kafka_offset: r.offset,
+                timestamp: r.timestamp,
+                timestamp_type,
+                headers,
+            });
+        }
+        Ok((batch, offsets))
+    }
+
+    /// Puts a batch; a retriable failure pauses consumption and keeps the batch for redelivery.
+    async fn deliver(&mut self, batch: Vec<SinkRecord>, offsets: Offsets) -> Result<(), ConnectError> {
+        match self.task.put(&batch).await {
+            Ok(()) => {
+                self.current.extend(offsets);
+                if self.retry.is_none() && !self.paused {
+                    self.resume_consumption()?;
+                }
+                Ok(())
+            }
+            Err(e) if e.is_retriable() => {
+                tracing::warn!(error = %e, "Retriable error from put; the batch will be delivered again");
+                self.pause_consumption()?;
+                self.retry = Some((batch, offsets));
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn handle_rebalances(&mut self) -> Result<(), ConnectError> {
+        while let Ok(event) = self.events.try_recv() {
+            match event {
+                RebalanceEvent::Assigned(parts) => {
+                    let parts: Vec<TopicPartition> = parts.into_iter().map(|(t, p)| TopicPartition::new(t, p)).collect();
+                    self.assignment.extend(parts.iter().cloned());
+                    self.context.set_assignment(&self.assignment);
+                    if self.paused || self.retry.is_some() {
+                        self.pause_consumption()?;
+                    }
+                    self.task.open(&parts).await?;
+                }
+                RebalanceEvent::Revoked(parts) => {
+                    let parts: Vec<TopicPartition> = parts.into_iter().map(|(t, p)| TopicPartition::new(t, p)).collect();
+                    self.task.close(&parts).await?;
+                    for tp in &parts {
+                        self.assignment.remove(tp);
+                        self.current.remove(&key(tp));
+                        self.last_committed.remove(&key(tp));
+                    }
+                    self.retry = None;
+                    self.context.set_assignment(&self.assignment);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn follow_target_state(&mut self) -> Result<(), ConnectError> {
+        let want_paused = self.ctx.is_paused();
+        if want_paused && !self.paused {
+            self.paused = true;
+            self.pause_consumption()?;
+            self.ctx.report(State::Paused, None);
+            self.context.request_commit_now();
+        } else if !want_paused && self.paused {
+            self.paused = false;
+            if self.retry.is_none() {
+                self.resume_consumption()?;
+            }
+            self.ctx.report(State::Running, None);
+        }
+        Ok(())
+    }
+
+    fn apply_requests(&mut self, requests: &super::sink_context::Requests) -> Result<(), ConnectError> {
+        for (tp, offset) in &requests.rewinds {
+            self.consumer
+                .seek(&tp.topic, tp.partition, *offset)
+                .map_err(|e| ConnectError::with_source(format!("Failed to rewind {tp}"), e))?;
+            self.current.insert(key(tp), *offset);
+            self.last_committed.insert(key(tp), *offset);
+        }
+        if !requests.pause.is_empty() {
+            self.paused_by_task.extend(requests.pause.iter().cloned());
+            let parts: Vec<_> = requests.pause.iter().map(key).collect();
+            self.consumer.pause(&parts).map_err(|e| ConnectError::with_source("Failed to pause partitions", e))?;
+        }
+        if !requests.resume.is_empty() {
+            for tp in &requests.resume {
+                self.paused_by_task.remove(tp);
+            }
+            if !self.paused && self.retry.is_none() {
+                let parts: Vec<_> = requests.resume.iter().map(key).collect();
+                self.consumer.resume(&parts).map_err(|e| ConnectError::with_source("Failed to resume partitions", e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn pause_consumption(&self) -> Result<(), ConnectError> {
+        let parts: Vec<_> = self.assignment.iter().map(key).collect();
+        self.consumer.pause(&parts).map_err(|e| ConnectError::with_source("Failed to pause partitions", e))
+    }
+
+    fn resume_consumption(&self) -> Result<(), ConnectError> {
+        let parts: Vec<_> = self.assignment.iter().filter(|tp| !self.paused_by_task.contains(tp)).map(key).collect();
+        self.consumer.resume(&parts).map_err(|e| ConnectError::with_source("Failed to resume partitions", e))
+    }
+
+    /// Asks the task what is safe to commit (flushing by default) and commits it.
+    async fn commit(&mut self, closing: bool) {
+        let offsets: SinkOffsets = self
+            .current
+            .iter()
+            .map(|((t, p), o)| (TopicPartition::new(t.clone(), *p), *o))
+            .collect();
+        if offsets.is_empty() {
+            return;
+        }
+        match self.task.pre_commit(offsets).await {
+            Ok(returned) => {
+                let commit: Offsets = returned
+                    .into_iter()
+                    .filter(|(tp, o)| self.current.get(&key(tp)).is_some_and(|cur| o <= cur))
+                    .map(|(tp, o)| (key(&tp), o))
+                    .collect();
+                if commit.is_empty() || commit == self.last_committed {
+                    return;
+                }
+                match self.consumer.commit(&commit, closing) {
+                    Ok(()) => {
+                        tracing::debug!(partitions = commit.len(), "Committed sink offsets");
+                        self.last_committed.extend(commit);
+                    }
+                    Err(error) => tracing::error!(%error, "Commit of offsets failed"),
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, "Offset commit failed, rewinding to last committed offsets");
+                if closing {
+                    return;
+                }
+                for ((t, p), o) in &self.last_committed {
+                    if let Err(error) = self.consumer.seek(t, *p, *o) {
+                        tracing::error!(%error, "Rewind failed");
+                    }
+                }
+                self.current.clone_from(&self.last_committed);
+            }
+        }
+    }
+
+    /// The stop path: a final synchronous commit (only if the task did not fail), then
+    /// `stop`, then the consumer leaves its group.
+    async fn stop(mut self, healthy: bool) -> Result<(), ConnectError> {
+        if healthy {
+            self.commit(true).await;
+            if let Err(e) = self.task.close(&self.assignment.iter().cloned().collect::<Vec<_>>()).await {
+                tracing::warn!(error = %e, "Task close failed");
+            }
+        }
+        let stopped = self.task.stop().await;
+        let committed = if healthy { self.last_committed.clone() } else { Offsets::new() };
+        let consumer = self.consumer;
+        if let Err(error) = tokio::task::spawn_blocking(move || consumer.close(&committed)).await.unwrap_or(Ok(())) {
+            tracing::warn!(%error, "Consumer close failed");
+        }
+        stopped
+    }
+}

@@ -1,0 +1,242 @@
+//! The source pipeline: poll → convert → produce; offsets are committed every
+//! `offset.flush.interval.ms` for acknowledged records only, and once more on every stop.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ferry_api::record::{RecordMetadata, SourceRecord};
+use ferry_api::task::{SourceTask, SourceTaskContext};
+use ferry_api::ConnectError;
+use ferry_kafka::client_properties::ClientRole;
+use ferry_kafka::producer::{Ack, AckingProducer, OutgoingRecord, SendError};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::status::State;
+use crate::storage::offset_codec::{encode_key, encode_offset};
+use crate::storage::offsets::ConnectorOffsetReader;
+use crate::worker::submitted_records::{PartitionOffset, SubmittedRecords};
+use crate::worker::task_context::TaskContext;
+
+/// How long to wait for an acknowledgement when librdkafka's queue is full.
+const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(100);
+
+struct SourcePipeline {
+    ctx: TaskContext,
+    task: Box<dyn SourceTask>,
+    producer: AckingProducer,
+    acks: mpsc::UnboundedReceiver<Ack>,
+    submitted: SubmittedRecords,
+    /// Committable offsets not yet written; kept across a failed write so none is lost.
+    staged: Vec<PartitionOffset>,
+    /// Reused buffers for converted headers, so a record with headers costs no extra vector.
+    header_bytes: Vec<(String, Option<Vec<u8>>)>,
+}
+
+fn producer_config(ctx: &TaskContext) -> rdkafka_config::Config {
+    let client_id = format!("connector-producer-{}-{}", ctx.id.connector, ctx.id.task);
+    // Java's defaults for connector producers: all replicas acknowledge, one request in flight
+    // per connection so retries keep order, and no delivery deadline.
+    let fixed = [
+        ("client.id", client_id.as_str()),
+        ("acks", "all"),
+        ("enable.idempotence", "false"),
+        ("max.in.flight.requests.per.connection", "1"),
+        ("message.timeout.ms", "0"),
+        // Java's client partitions keyed records with murmur2; so must we, to land on the same
+        // partitions as records Java Connect wrote.
+        ("partitioner", "murmur2_random"),
+    ];
+    ferry_kafka::client_config(ClientRole::Producer, &ctx.client_layers("producer"), &fixed)
+}
+
+mod rdkafka_config {
+    pub type Config = ferry_kafka::rdkafka::ClientConfig;
+}
+
+pub(crate) async fn run(mut ctx: TaskContext, mut task: Box<dyn SourceTask>) -> Result<(), ConnectError> {
+    let (producer, acks) = AckingProducer::new(&producer_config(&ctx))
+        .map_err(|e| ConnectError::with_source("Failed to create the producer", e))?;
+    let reader = Arc::new(ConnectorOffsetReader { connector: ctx.id.connector.clone(), store: ctx.offsets.clone() });
+    let context = SourceTaskContext { configs: ctx.task_props.clone(), offset_reader: reader };
+    if !ctx.wait_while_paused().await {
+        return Ok(());
+    }
+    task.start(&ctx.task_props, context).await?;
+    ctx.report(State::Running, None);
+    let mut pipeline = SourcePipeline {
+        ctx,
+        task,
+        producer,
+        acks,
+        submitted: SubmittedRecords::default(),
+        staged: Vec::new(),
+        header_bytes: Vec::new(),
+    };
+    let outcome = pipeline.execute().await;
+    let stopped = pipeline.stop().await;
+    outcome.and(stopped)
+}
+
+impl SourcePipeline {
+    async fn execute(&mut self) -> Result<(), ConnectError> {
+        let interval = self.ctx.worker.offset_flush_interval;
+        let mut next_commit = Instant::now() + interval;
+        loop {
+            self.drain_acks()?;
+            if self.ctx.cancel.is_cancelled() {
+                return Ok(());
+            }
+            if self.ctx.is_paused() {
+                self.commit_offsets().await;
+                if !self.ctx.wait_while_paused().await {
+                    return Ok(());
+                }
+            }
+            if Instant::now() >= next_commit {
+                self.commit_offsets().await;
+                next_commit = Instant::now() + interval;
+            }
+            let batch = tokio::select! {
+                _ = self.ctx.cancel.cancelled() => return Ok(()),
+                _ = tokio::time::sleep_until(next_commit) => continue,
+                batch = self.task.poll() => batch?,
+            };
+            for record in batch {
+                self.send(record).await?;
+            }
+        }
+    }
+
+    async fn send(&mut self, record: SourceRecord) -> Result<(), ConnectError> {
+        let topic = record.topic.as_str();
+        let key = self.ctx.key_converter.from_connect_data(topic, record.key_schema.as_ref(), &record.key)?;
+        let value = self.ctx.value_converter.from_connect_data(topic, record.value_schema.as_ref(), &record.value)?;
+        self.header_bytes.clear();
+        for h in &record.headers {
+            let bytes = self.ctx.header_converter.from_connect_header(topic, &h.key, h.schema.as_ref(), &h.value)?;
+            self.header_bytes.push((h.key.clone(), bytes));
+        }
+        let timestamp = match record.timestamp {
+            Some(ts) if ts < -1 => {
+                return Err(ConnectError::other(format!("Invalid record timestamp {ts}: must be non-negative or -1")))
+            }
+            Some(-1) | None => None,
+            Some(ts) => Some(ts),
+        };
+        let outgoing = OutgoingRecord {
+            topic,
+            partition: record.kafka_partition,
+            key: key.as_deref(),
+            value: value.as_deref(),
+            timestamp,
+            headers: self.header_bytes.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect(),
+        };
+        let seq = self.submitted.next_seq();
+        loop {
+            match self.producer.send(&outgoing, seq) {
+                Ok(()) => break,
+                Err(SendError::QueueFull) => {
+                    // Let librdkafka drain; handle whatever acknowledgement arrives meanwhile.
+                    if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await {
+                        handle_ack(&mut self.submitted, self.task.as_mut(), ack)?;
+                    }
+                }
+                Err(SendError::Fatal(e)) => {
+                    return Err(ConnectError::with_source(format!("Failed to send record to topic {topic}"), e))
+                }
+            }
+        }
+        drop(outgoing);
+        self.submitted.submit(record);
+        Ok(())
+    }
+
+    fn drain_acks(&mut self) -> Result<(), ConnectError> {
+        while let Ok(ack) = self.acks.try_recv() {
+            handle_ack(&mut self.submitted, self.task.as_mut(), ack)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the offsets of acknowledged records; a failed write keeps them for the next try.
+    async fn commit_offsets(&mut self) {
+        for (partition, offset) in self.submitted.committable() {
+            match self.staged.iter_mut().find(|(p, _)| Arc::ptr_eq(p, &partition) || p == &partition) {
+                Some(slot) => slot.1 = offset,
+                None => self.staged.push((partition, offset)),
+            }
+        }
+        if !self.staged.is_empty() {
+            let entries: Result<Vec<_>, ConnectError> = self
+                .staged
+                .iter()
+                .map(|(p, o)| Ok((encode_key(&self.ctx.id.connector, p)?, Some(encode_offset(o)?))))
+                .collect();
+            let entries = match entries {
+                Ok(e) => e,
+                Err(error) => {
+                    tracing::error!(%error, "Invalid source offsets; they cannot be committed");
+                    self.staged.clear();
+                    return;
+                }
+            };
+            let timeout = self.ctx.worker.offset_flush_timeout;
+            match tokio::time::timeout(timeout, self.ctx.offsets.set(entries)).await {
+                Ok(Ok(())) => {
+                    tracing::debug!(partitions = self.staged.len(), "Committed source offsets");
+                    self.staged.clear();
+                }
+                Ok(Err(error)) => {
+                    tracing::error!(%error, "Failed to commit offsets");
+                    return;
+                }
+                Err(_) => {
+                    tracing::error!(timeout_ms = timeout.as_millis() as u64, "Timed out committing offsets");
+                    return;
+                }
+            }
+        }
+        if let Err(error) = self.task.commit().await {
+            tracing::warn!(%error, "Task commit hook failed");
+        }
+    }
+
+    /// The stop path: stop the task, wait for outstanding acknowledgements, commit once more.
+    async fn stop(&mut self) -> Result<(), ConnectError> {
+        let stopped = self.task.stop().await;
+        // librdkafka's own thread keeps delivering while we wait, so waiting asynchronously for
+        // the in-flight count to reach zero is a flush that does not block the runtime.
+        let deadline = Instant::now() + self.ctx.worker.offset_flush_timeout;
+        while self.producer.in_flight() > 0 && Instant::now() < deadline {
+            if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await {
+                if let Err(error) = handle_ack(&mut self.submitted, self.task.as_mut(), ack) {
+                    tracing::warn!(%error, "A record failed while stopping");
+                }
+            }
+        }
+        if self.producer.in_flight() > 0 {
+            tracing::warn!(outstanding = self.submitted.outstanding(), "Not every record was acknowledged before the stop");
+        }
+        let acked = self.drain_acks();
+        self.commit_offsets().await;
+        stopped.and(acked)
+    }
+}
+
+fn handle_ack(submitted: &mut SubmittedRecords, task: &mut dyn SourceTask, ack: Ack) -> Result<(), ConnectError> {
+    match ack.result {
+        Ok(delivered) => {
+            if let Some(record) = submitted.ack(ack.seq) {
+                let metadata = RecordMetadata {
+                    topic: record.topic.clone(),
+                    partition: delivered.partition,
+                    offset: delivered.offset,
+                };
+                task.commit_record(record, Some(&metadata))?;
+            }
+            Ok(())
+        }
+        Err(e) => Err(ConnectError::with_source("Unrecoverable exception from producer send callback", e)),
+    }
+}

@@ -1,0 +1,82 @@
+//! What a running task's pipeline needs from the worker.
+
+use std::sync::Arc;
+
+use ferry_api::converter::{Converter, HeaderConverter};
+use ferry_api::ConfigMap;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::worker::WorkerConfig;
+use crate::status::{State, Status, StatusStore, TaskId};
+use crate::storage::offsets::OffsetBackingStore;
+
+/// The state the herder wants a connector and its tasks in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetState {
+    Started,
+    Paused,
+    Stopped,
+}
+
+pub(crate) struct TaskContext {
+    pub id: TaskId,
+    pub worker_id: String,
+    pub worker: Arc<WorkerConfig>,
+    pub connector_props: ConfigMap,
+    pub task_props: ConfigMap,
+    pub key_converter: Box<dyn Converter>,
+    pub value_converter: Box<dyn Converter>,
+    pub header_converter: Box<dyn HeaderConverter>,
+    pub status: Arc<dyn StatusStore>,
+    pub offsets: Arc<dyn OffsetBackingStore>,
+    pub target: watch::Receiver<TargetState>,
+    pub cancel: CancellationToken,
+}
+
+impl TaskContext {
+    pub fn report(&self, state: State, trace: Option<String>) {
+        tracing::info!(state = %state, "Task state changed");
+        self.status.put_task(&self.id, Status { state, trace, worker_id: self.worker_id.clone(), generation: 0 });
+    }
+
+    /// Java client settings for a connector client: bootstrap servers, then the worker's
+    /// `<role>.` settings, then the connector's `<role>.override.` settings.
+    pub fn client_layers(&self, role: &str) -> ferry_kafka::ClientSettings {
+        let connector_overrides: Vec<(String, String)> = self
+            .connector_props
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix(&format!("{role}.override.")).map(|r| (r.to_owned(), v.clone())))
+            .collect();
+        ferry_kafka::ClientSettings::new()
+            .layer(vec![("bootstrap.servers".to_owned(), self.worker.bootstrap_servers.clone())])
+            .layer(self.worker.with_prefix(&format!("{role}.")))
+            .layer(connector_overrides)
+    }
+
+    /// Waits while the target state is PAUSED; `false` when the task was cancelled meanwhile.
+    pub async fn wait_while_paused(&mut self) -> bool {
+        if *self.target.borrow() == TargetState::Started {
+            return true;
+        }
+        self.report(State::Paused, None);
+        loop {
+            tokio::select! {
+                _ = self.cancel.cancelled() => return false,
+                changed = self.target.changed() => {
+                    if changed.is_err() {
+                        return false;
+                    }
+                    if *self.target.borrow() == TargetState::Started {
+                        self.report(State::Running, None);
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn is_paused(&self) -> bool {
+        *self.target.borrow() != TargetState::Started
+    }
+}

@@ -1,0 +1,348 @@
+//! Runs connector instances and task pipelines, each task in its own Tokio task and span.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+
+use ferry_api::connector::{AnyConnector, ConnectorContext};
+use ferry_api::{ConfigMap, ConnectError};
+use futures::FutureExt;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::config::connector::{TASKS_MAX_ENFORCE, TOPICS, TOPICS_REGEX};
+use crate::config::worker::WorkerConfig;
+use crate::plugins::Registry;
+use crate::status::{State, Status, StatusStore, TaskId};
+use crate::storage::offsets::OffsetBackingStore;
+use crate::worker::converters::{header_converter, key_or_value_converter};
+use crate::worker::task_context::{TargetState, TaskContext};
+use crate::worker::{sink_task, source_task};
+
+/// Failures of the worker's own bookkeeping, as opposed to a plugin's.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectorRuntimeError {
+    #[error("Connector {0} is not running on this worker")]
+    NotRunning(String),
+    #[error("Failed to find any class that implements Connector and which name matches {0}")]
+    UnknownClass(String),
+    #[error(transparent)]
+    Plugin(#[from] ConnectError),
+}
+
+struct RunningConnector {
+    instance: AnyConnector,
+    target: watch::Sender<TargetState>,
+}
+
+struct RunningTask {
+    cancel: CancellationToken,
+    handle: JoinHandle<()>,
+}
+
+pub struct Worker {
+    worker_id: String,
+    config: Arc<WorkerConfig>,
+    registry: Arc<Registry>,
+    offsets: Arc<dyn OffsetBackingStore>,
+    status: Arc<dyn StatusStore>,
+    connectors: Mutex<HashMap<String, RunningConnector>>,
+    tasks: Mutex<HashMap<TaskId, RunningTask>>,
+    shutdown: CancellationToken,
+    /// Connectors that asked for their task configs to be regenerated.
+    reconfigure: mpsc::UnboundedSender<String>,
+}
+
+struct WorkerConnectorContext {
+    name: String,
+    worker_id: String,
+    status: Arc<dyn StatusStore>,
+    reconfigure: mpsc::UnboundedSender<String>,
+}
+
+impl ConnectorContext for WorkerConnectorContext {
+    fn request_task_reconfiguration(&self) {
+        let _ = self.reconfigure.send(self.name.clone());
+    }
+
+    fn raise_error(&self, error: ConnectError) {
+        tracing::error!(connector = %self.name, %error, "Connector raised an error");
+        self.status.put_connector(
+            &self.name,
+            Status { state: State::Failed, trace: Some(error.trace()), worker_id: self.worker_id.clone(), generation: 0 },
+        );
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while holding these locks cannot leave the maps half-updated (single inserts and
+    // removes), so a poisoned lock is still safe to use.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Worker {
+    pub fn new(
+        worker_id: String,
+        config: Arc<WorkerConfig>,
+        registry: Arc<Registry>,
+        offsets: Arc<dyn OffsetBackingStore>,
+        status: Arc<dyn StatusStore>,
+        shutdown: CancellationToken,
+        reconfigure: mpsc::UnboundedSender<String>,
+    ) -> Self {
+        Worker {
+            worker_id,
+            config,
+            registry,
+            offsets,
+            status,
+            connectors: Mutex::default(),
+            tasks: Mutex::default(),
+            shutdown,
+            reconfigure,
+        }
+    }
+
+    pub fn worker_id(&self) -> &str {
+        &self.worker_id
+    }
+
+    pub fn config(&self) -> &Arc<WorkerConfig> {
+        &self.config
+    }
+
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    pub fn status_store(&self) -> &Arc<dyn StatusStore> {
+        &self.status
+    }
+
+    pub fn offset_store(&self) -> &Arc<dyn OffsetBackingStore> {
+        &self.offsets
+    }
+
+    fn connector_status(&self, name: &str, state: State, trace: Option<String>) {
+        self.status.put_connector(name, Status { state, trace, worker_id: self.worker_id.clone(), generation: 0 });
+    }
+
+    /// Creates and starts a connector instance; a failure leaves it FAILED with its trace.
+    pub fn start_connector(&self, name: &str, props: &ConfigMap, target: TargetState) -> Result<(), ConnectorRuntimeError> {
+        let span = tracing::info_span!("connector", connector = %name);
+        let _entered = span.enter();
+        let class = props.get(crate::config::connector::CONNECTOR_CLASS).cloned().unwrap_or_default();
+        let Some(plugin) = self.registry.connector(&class) else {
+            let err = ConnectorRuntimeError::UnknownClass(class);
+            self.connector_status(name, State::Failed, Some(err.to_string()));
+            return Err(err);
+        };
+        let mut instance = (plugin.create)();
+        let context = Arc::new(WorkerConnectorContext {
+            name: name.to_owned(),
+            worker_id: self.worker_id.clone(),
+            status: self.status.clone(),
+            reconfigure: self.reconfigure.clone(),
+        });
+        if target != TargetState::Stopped {
+            let started = std::panic::catch_unwind(AssertUnwindSafe(|| instance.as_connector_mut().start(props, context)))
+                .unwrap_or_else(|p| Err(ConnectError::other(panic_message(&p))));
+            if let Err(e) = started {
+                tracing::error!(error = %e, "Failed to start connector");
+                self.connector_status(name, State::Failed, Some(e.trace()));
+                return Err(e.into());
+            }
+        }
+        let state = match target {
+            TargetState::Started => State::Running,
+            TargetState::Paused => State::Paused,
+            TargetState::Stopped => State::Stopped,
+        };
+        tracing::info!(state = %state, "Connector started");
+        self.connector_status(name, state, None);
+        let (target, _) = watch::channel(target);
+        lock(&self.connectors).insert(name.to_owned(), RunningConnector { instance, target });
+        Ok(())
+    }
+
+    /// The task configs a running connector wants, at most `max_tasks` (Java's enforcement).
+    pub fn task_configs(&self, name: &str, connector_props: &ConfigMap, max_tasks: usize) -> Result<Vec<ConfigMap>, ConnectorRuntimeError> {
+        let connectors = lock(&self.connectors);
+        let running = connectors.get(name).ok_or_else(|| ConnectorRuntimeError::NotRunning(name.to_owned()))?;
+        let mut configs = running.instance.as_connector().task_configs(max_tasks)?;
+        let enforce = connector_props.get(TASKS_MAX_ENFORCE).is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+        if configs.len() > max_tasks && enforce {
+            return Err(ConnectError::other(format!(
+                "The connector {name} has generated {} tasks, which is greater than {max_tasks}, the maximum number of tasks it is configured to create.",
+                configs.len()
+            ))
+            .into());
+        }
+        if running.instance.is_sink() {
+            for c in &mut configs {
+                for k in [TOPICS, TOPICS_REGEX] {
+                    if let Some(v) = connector_props.get(k) {
+                        c.insert(k.to_owned(), v.clone());
+                    }
+                }
+            }
+        }
+        Ok(configs)
+    }
+
+    pub fn stop_connector(&self, name: &str) {
+        let running = lock(&self.connectors).remove(name);
+        if let Some(mut running) = running {
+            let span = tracing::info_span!("connector", connector = %name);
+            let _entered = span.enter();
+            if let Err(error) = running.instance.as_connector_mut().stop() {
+                tracing::warn!(%error, "Connector failed while stopping");
+            }
+            tracing::info!("Connector stopped");
+        }
+    }
+
+    pub fn is_connector_running(&self, name: &str) -> bool {
+        lock(&self.connectors).contains_key(name)
+    }
+
+    /// Changes the target state of a connector and its tasks.
+    pub fn set_target_state(&self, name: &str, state: TargetState) {
+        if let Some(running) = lock(&self.connectors).get(name) {
+            running.target.send_replace(state);
+            let s = match state {
+                TargetState::Started => State::Running,
+                TargetState::Paused => State::Paused,
+                TargetState::Stopped => State::Stopped,
+            };
+            self.connector_status(name, s, None);
+        }
+    }
+
+    /// Starts one task; a failure to build it leaves it FAILED with its trace.
+    pub fn start_task(&self, id: TaskId, connector_props: &ConfigMap, task_props: ConfigMap) -> Result<(), ConnectorRuntimeError> {
+        let built = self.build_task(&id, connector_props, task_props);
+        let (ctx, runner) = match built {
+            Ok(b) => b,
+            Err(e) => {
+                self.status.put_task(
+                    &id,
+                    Status { state: State::Failed, trace: Some(e.trace()), worker_id: self.worker_id.clone(), generation: 0 },
+                );
+                return Err(e.into());
+            }
+        };
+        let cancel = ctx.cancel.clone();
+        let status = self.status.clone();
+        let worker_id = self.worker_id.clone();
+        let task_id = id.clone();
+        let span = tracing::info_span!("task", connector = %id.connector, task = id.task);
+        let handle = tokio::spawn(
+            async move {
+                let put = |state, trace| status.put_task(&task_id, Status { state, trace, worker_id: worker_id.clone(), generation: 0 });
+                match AssertUnwindSafe(runner(ctx)).catch_unwind().await {
+                    Ok(Ok(())) => {
+                        tracing::info!("Task stopped");
+                        put(State::Unassigned, None);
+                    }
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, "Task threw an uncaught and unrecoverable exception. Task is being killed and will not recover until manually restarted");
+                        put(State::Failed, Some(e.trace()));
+                    }
+                    Err(panic) => {
+                        let message = panic_message(&panic);
+                        tracing::error!(panic = %message, "Task panicked. Task is being killed and will not recover until manually restarted");
+                        put(State::Failed, Some(format!("org.apache.kafka.connect.errors.ConnectException: task panicked: {message}")));
+                    }
+                }
+            }
+            .instrument(span),
+        );
+        lock(&self.tasks).insert(id, RunningTask { cancel, handle });
+        Ok(())
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn build_task(
+        &self,
+        id: &TaskId,
+        connector_props: &ConfigMap,
+        task_props: ConfigMap,
+    ) -> Result<(TaskContext, Box<dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>> + Send>), ConnectError> {
+        let connectors = lock(&self.connectors);
+        let running = connectors
+            .get(&id.connector)
+            .ok_or_else(|| ConnectError::other(format!("Connector {} is not running", id.connector)))?;
+        let ctx = TaskContext {
+            id: id.clone(),
+            worker_id: self.worker_id.clone(),
+            worker: self.config.clone(),
+            connector_props: connector_props.clone(),
+            task_props,
+            key_converter: key_or_value_converter(&self.registry, connector_props, &self.config, true)?,
+            value_converter: key_or_value_converter(&self.registry, connector_props, &self.config, false)?,
+            header_converter: header_converter(&self.registry, connector_props, &self.config)?,
+            status: self.status.clone(),
+            offsets: self.offsets.clone(),
+            target: running.target.subscribe(),
+            cancel: self.shutdown.child_token(),
+        };
+        let runner: Box<dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>> + Send> =
+            match &running.instance {
+                AnyConnector::Source(c) => {
+                    let task = c.create_task();
+                    Box::new(move |ctx| source_task::run(ctx, task).boxed())
+                }
+                AnyConnector::Sink(c) => {
+                    let task = c.create_task();
+                    Box::new(move |ctx| sink_task::run(ctx, task).boxed())
+                }
+            };
+        Ok((ctx, runner))
+    }
+
+    /// The tasks of a connector that run on this worker.
+    pub fn tasks_of(&self, connector: &str) -> Vec<TaskId> {
+        lock(&self.tasks).keys().filter(|id| id.connector == connector).cloned().collect()
+    }
+
+    /// Stops tasks: each gets `task.shutdown.graceful.timeout.ms` in total to finish its stop
+    /// path (commit included); those still running then are aborted, as Java cancels them.
+    pub async fn stop_tasks(&self, ids: &[TaskId]) {
+        let stopping: Vec<(TaskId, RunningTask)> = {
+            let mut tasks = lock(&self.tasks);
+            ids.iter().filter_map(|id| tasks.remove(id).map(|t| (id.clone(), t))).collect()
+        };
+        for (_, t) in &stopping {
+            t.cancel.cancel();
+        }
+        let deadline = tokio::time::Instant::now() + self.config.task_shutdown_timeout;
+        for (id, t) in stopping {
+            let abort = t.handle.abort_handle();
+            if tokio::time::timeout_at(deadline, t.handle).await.is_err() {
+                tracing::error!(task = %id, "Graceful stop of task failed; cancelling it");
+                abort.abort();
+            }
+        }
+    }
+
+    /// Stops every task and connector.
+    pub async fn stop_all(&self) {
+        let ids: Vec<TaskId> = lock(&self.tasks).keys().cloned().collect();
+        self.stop_tasks(&ids).await;
+        let names: Vec<String> = lock(&self.connectors).keys().cloned().collect();
+        for name in names {
+            self.stop_connector(&name);
+        }
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
