@@ -1,1 +1,59 @@
-fn main() {}
+//! `ferry`: Kafka Connect, rebuilt in Rust.
+
+mod logging;
+mod standalone;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "ferry", version, about = "Kafka Connect, rebuilt in Rust")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a standalone worker, as `connect-standalone.sh` does.
+    Standalone {
+        /// The worker's `.properties` file.
+        worker: PathBuf,
+        /// Connector config files (`.properties` or JSON).
+        connectors: Vec<PathBuf>,
+    },
+    /// Run a distributed worker, as `connect-distributed.sh` does (not built yet).
+    Distributed {
+        worker: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ferry: could not start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Standalone { worker, connectors } => standalone::run(&worker, &connectors).await,
+            Command::Distributed { .. } => {
+                Err(anyhow::anyhow!("distributed mode is not available yet in this version of Ferry"))
+            }
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("Stopping after a failure: {e:#}");
+            eprintln!("ferry: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

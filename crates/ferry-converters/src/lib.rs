@@ -9,6 +9,7 @@ pub mod java_format;
 mod object_text;
 mod temporal;
 mod values_align;
+mod values_number;
 mod values_tokens;
 
 pub mod byte_array;

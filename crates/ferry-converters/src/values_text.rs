@@ -40,6 +40,12 @@ pub fn instant_text(epoch_ms: i64) -> String {
     }
 }
 
+fn push_quoted(out: &mut String, text: &str) {
+    out.push('"');
+    out.push_str(&escape(text));
+    out.push('"');
+}
+
 fn append(out: &mut String, schema: Option<&Schema>, value: &Value, embedded: bool) {
     if let Some(ms) = instant_of(schema, value) {
         out.push_str(&instant_text(ms));
@@ -55,11 +61,7 @@ fn append(out: &mut String, schema: Option<&Schema>, value: &Value, embedded: bo
         Value::Float32(v) => out.push_str(&java_float(*v)),
         Value::Float64(v) => out.push_str(&java_double(*v)),
         Value::Decimal(d) => out.push_str(&java_big_decimal(d)),
-        Value::String(s) if embedded => {
-            out.push('"');
-            out.push_str(&escape(s));
-            out.push('"');
-        }
+        Value::String(s) if embedded => push_quoted(out, s),
         Value::String(s) => out.push_str(s),
         Value::Bytes(b) => {
             let encoded = base64::engine::general_purpose::STANDARD.encode(b);
@@ -102,7 +104,7 @@ fn append(out: &mut String, schema: Option<&Schema>, value: &Value, embedded: bo
                 if i > 0 {
                     out.push(',');
                 }
-                append(out, None, &Value::String(field.name.clone()), true);
+                push_quoted(out, &field.name);
                 out.push(':');
                 let raw = s.get_index(field.index);
                 let v = match (raw, &field.schema.default) {

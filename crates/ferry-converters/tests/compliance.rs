@@ -135,122 +135,68 @@ fn number_cases(read: &SchemaRef, values: Vec<Value>) -> Vec<Case> {
         .collect()
 }
 
+/// Runs both contracts on fresh instances of a converter that is also a header converter.
+fn check_both<C: Converter + HeaderConverter + Default>(cases: &[Case]) {
+    check_converter(&mut C::default(), cases);
+    check_header_converter(&mut C::default(), cases);
+}
+
 #[test]
 fn string_converter() {
-    check_converter(&mut StringConverter::new(), &string_cases());
-    check_header_converter(&mut StringConverter::new(), &string_cases());
+    check_both::<StringConverter>(&string_cases());
 }
 
 #[test]
 fn byte_array_converter() {
-    check_converter(&mut ByteArrayConverter::new(), &byte_cases());
-    check_header_converter(&mut ByteArrayConverter::new(), &byte_cases());
+    check_both::<ByteArrayConverter>(&byte_cases());
 }
 
 #[test]
 fn number_and_boolean_converters() {
-    let suites: Vec<(
-        Box<dyn Fn() -> (Box<dyn Converter>, Box<dyn HeaderConverter>)>,
-        Vec<Case>,
-    )> = vec![
-        (
-            Box::new(|| {
-                (
-                    Box::new(ShortConverter::new()),
-                    Box::new(ShortConverter::new()),
-                )
-            }),
-            number_cases(
-                &Schema::optional_int16(),
-                vec![
-                    Value::Int16(i16::MIN),
-                    Value::Int16(123),
-                    Value::Int16(i16::MAX),
-                ],
-            ),
-        ),
-        (
-            Box::new(|| {
-                (
-                    Box::new(IntegerConverter::new()),
-                    Box::new(IntegerConverter::new()),
-                )
-            }),
-            number_cases(
-                &Schema::optional_int32(),
-                vec![
-                    Value::Int32(i32::MIN),
-                    Value::Int32(0),
-                    Value::Int32(i32::MAX),
-                ],
-            ),
-        ),
-        (
-            Box::new(|| {
-                (
-                    Box::new(LongConverter::new()),
-                    Box::new(LongConverter::new()),
-                )
-            }),
-            number_cases(
-                &Schema::optional_int64(),
-                vec![
-                    Value::Int64(i64::MIN),
-                    Value::Int64(-1),
-                    Value::Int64(i64::MAX),
-                ],
-            ),
-        ),
-        (
-            Box::new(|| {
-                (
-                    Box::new(FloatConverter::new()),
-                    Box::new(FloatConverter::new()),
-                )
-            }),
-            number_cases(
-                &Schema::optional_float32(),
-                vec![
-                    Value::Float32(f32::MIN_POSITIVE),
-                    Value::Float32(1234.31),
-                    Value::Float32(f32::MAX),
-                ],
-            ),
-        ),
-        (
-            Box::new(|| {
-                (
-                    Box::new(DoubleConverter::new()),
-                    Box::new(DoubleConverter::new()),
-                )
-            }),
-            number_cases(
-                &Schema::optional_float64(),
-                vec![
-                    Value::Float64(f64::MIN_POSITIVE),
-                    Value::Float64(-0.5),
-                    Value::Float64(f64::MAX),
-                ],
-            ),
-        ),
-        (
-            Box::new(|| {
-                (
-                    Box::new(BooleanConverter::new()),
-                    Box::new(BooleanConverter::new()),
-                )
-            }),
-            number_cases(
-                &Schema::optional_boolean(),
-                vec![Value::Boolean(true), Value::Boolean(false)],
-            ),
-        ),
-    ];
-    for (make, cases) in suites {
-        let (mut data, mut header) = make();
-        check_converter(data.as_mut(), &cases);
-        check_header_converter(header.as_mut(), &cases);
-    }
+    check_both::<ShortConverter>(&number_cases(
+        &Schema::optional_int16(),
+        vec![
+            Value::Int16(i16::MIN),
+            Value::Int16(123),
+            Value::Int16(i16::MAX),
+        ],
+    ));
+    check_both::<IntegerConverter>(&number_cases(
+        &Schema::optional_int32(),
+        vec![
+            Value::Int32(i32::MIN),
+            Value::Int32(0),
+            Value::Int32(i32::MAX),
+        ],
+    ));
+    check_both::<LongConverter>(&number_cases(
+        &Schema::optional_int64(),
+        vec![
+            Value::Int64(i64::MIN),
+            Value::Int64(-1),
+            Value::Int64(i64::MAX),
+        ],
+    ));
+    check_both::<FloatConverter>(&number_cases(
+        &Schema::optional_float32(),
+        vec![
+            Value::Float32(f32::MIN_POSITIVE),
+            Value::Float32(1234.31),
+            Value::Float32(f32::MAX),
+        ],
+    ));
+    check_both::<DoubleConverter>(&number_cases(
+        &Schema::optional_float64(),
+        vec![
+            Value::Float64(f64::MIN_POSITIVE),
+            Value::Float64(-0.5),
+            Value::Float64(f64::MAX),
+        ],
+    ));
+    check_both::<BooleanConverter>(&number_cases(
+        &Schema::optional_boolean(),
+        vec![Value::Boolean(true), Value::Boolean(false)],
+    ));
 }
 
 #[test]

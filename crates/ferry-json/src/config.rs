@@ -1,7 +1,9 @@
 //! The JsonConverter's settings (Java's `JsonConverterConfig`, which also carries the
 //! `converter.type` key every converter config has).
 
-use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator, Width};
+use ferry_api::config::{
+    ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator, Width,
+};
 use ferry_api::converter::ConverterType;
 use ferry_api::{ConfigMap, ConnectError};
 
@@ -123,7 +125,10 @@ impl JsonConverterConfig {
     /// Parses `props` with `converter.type` forced to `kind`, as Java's `configure(map, isKey)`.
     pub fn parse_as(props: &ConfigMap, kind: ConverterType) -> Result<Self, ConnectError> {
         let mut props = props.clone();
-        props.insert(CONVERTER_TYPE_CONFIG.to_owned(), kind.config_value().to_owned());
+        props.insert(
+            CONVERTER_TYPE_CONFIG.to_owned(),
+            kind.config_value().to_owned(),
+        );
         Self::parse(&props)
     }
 }

@@ -82,12 +82,16 @@ impl JsonConverter {
         Ok(text)
     }
 
-    fn serialize(&self, schema: Option<&SchemaRef>, value: &Value) -> Result<Option<Vec<u8>>, ConnectError> {
+    fn serialize(
+        &self,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> Result<Option<Vec<u8>>, ConnectError> {
         if schema.is_none() && value.is_null() {
             return Ok(None);
         }
         if !self.config.schemas_enable {
-            let payload = self.writer().to_json(schema.map(|s| s.as_ref()), value)?;
+            let payload = self.writer().convert(schema.map(|s| s.as_ref()), value)?;
             return Ok(Some(emit::to_bytes(&payload)));
         }
         // Java translates the schema before the value, so its errors take precedence.
@@ -95,7 +99,7 @@ impl JsonConverter {
             Some(schema) => self.schema_text(schema)?,
             None => Arc::from("null"),
         };
-        let payload = self.writer().to_json(schema.map(|s| s.as_ref()), value)?;
+        let payload = self.writer().convert(schema.map(|s| s.as_ref()), value)?;
         let mut out = String::from("{\"schema\":");
         out.push_str(&schema_text);
         out.push_str(",\"payload\":");
@@ -136,7 +140,11 @@ impl JsonConverter {
         Ok(SchemaAndValue::new(schema, value))
     }
 
-    fn reconfigure(&mut self, configs: &ConfigMap, kind: Option<ConverterType>) -> Result<(), ConnectError> {
+    fn reconfigure(
+        &mut self,
+        configs: &ConfigMap,
+        kind: Option<ConverterType>,
+    ) -> Result<(), ConnectError> {
         let config = match kind {
             Some(kind) => JsonConverterConfig::parse_as(configs, kind)?,
             None => JsonConverterConfig::parse(configs)?,
@@ -169,7 +177,11 @@ impl Converter for JsonConverter {
         self.serialize(schema, value)
     }
 
-    fn to_connect_data(&self, _topic: &str, bytes: Option<&[u8]>) -> Result<SchemaAndValue, ConnectError> {
+    fn to_connect_data(
+        &self,
+        _topic: &str,
+        bytes: Option<&[u8]>,
+    ) -> Result<SchemaAndValue, ConnectError> {
         self.deserialize(bytes)
     }
 }

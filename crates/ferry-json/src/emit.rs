@@ -124,6 +124,9 @@ mod tests {
         let mut map = IndexMap::new();
         map.insert("b".to_owned(), JsonNode::Binary(vec![0, 0x9C]));
         map.insert("n".to_owned(), JsonNode::Null);
-        assert_eq!(to_text(&JsonNode::Object(map)), "{\"b\":\"AJw=\",\"n\":null}");
+        assert_eq!(
+            to_text(&JsonNode::Object(map)),
+            "{\"b\":\"AJw=\",\"n\":null}"
+        );
     }
 }

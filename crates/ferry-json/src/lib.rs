@@ -38,7 +38,7 @@ pub fn schemaless_to_json_bytes(value: &Value) -> Vec<u8> {
         lenient_schemaless: true,
     };
     // Without a schema nothing can mismatch, and the lenient writer accepts every value.
-    let node = writer.to_json(None, value).unwrap_or(node::JsonNode::Null);
+    let node = writer.convert(None, value).unwrap_or(node::JsonNode::Null);
     emit::to_bytes(&node)
 }
 

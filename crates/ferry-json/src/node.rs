@@ -121,7 +121,8 @@ impl JsonNumber {
         if self.integral {
             return self.text.parse::<BigInt>().map_or(0, |b| low_64_bits(&b));
         }
-        self.decimal_value().map_or(0, |d| truncated_low_64_bits(&d))
+        self.decimal_value()
+            .map_or(0, |d| truncated_low_64_bits(&d))
     }
 
     /// Java's `BigDecimal` for this text, scale included (`1.50` has scale 2, `1E+3` scale -3).
@@ -177,7 +178,10 @@ mod tests {
 
     #[test]
     fn accessors_truncate_like_java() {
-        assert_eq!(num("4398046511104", true).int_value(), 4398046511104i64 as i32);
+        assert_eq!(
+            num("4398046511104", true).int_value(),
+            4398046511104i64 as i32
+        );
         assert_eq!(num("18446744073709551617", true).long_value(), 1);
         assert_eq!(num("-12.9", false).long_value(), -12);
         assert_eq!(num("1e100", false).long_value(), 0);

@@ -11,7 +11,8 @@ use num_bigint::{BigUint, Sign};
 
 /// Java's `Double.toString`.
 pub(crate) fn double_to_string(v: f64) -> String {
-    if let Some(special) = special_text(v.is_nan(), v.is_infinite(), v == 0.0, v.is_sign_negative()) {
+    if let Some(special) = special_text(v.is_nan(), v.is_infinite(), v == 0.0, v.is_sign_negative())
+    {
         return special;
     }
     let bits = v.abs().to_bits();
@@ -32,7 +33,8 @@ pub(crate) fn double_to_string(v: f64) -> String {
 
 /// Java's `Float.toString`.
 pub(crate) fn float_to_string(v: f32) -> String {
-    if let Some(special) = special_text(v.is_nan(), v.is_infinite(), v == 0.0, v.is_sign_negative()) {
+    if let Some(special) = special_text(v.is_nan(), v.is_infinite(), v == 0.0, v.is_sign_negative())
+    {
         return special;
     }
     let bits = v.abs().to_bits();

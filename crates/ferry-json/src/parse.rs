@@ -120,7 +120,9 @@ impl Parser<'_> {
             let key = self.string()?;
             self.skip_ws();
             if self.peek() != Some(b':') {
-                return Err(self.unexpected("was expecting a colon to separate field name and value"));
+                return Err(
+                    self.unexpected("was expecting a colon to separate field name and value")
+                );
             }
             self.i += 1;
             self.skip_ws();
@@ -205,7 +207,8 @@ impl Parser<'_> {
         }
         let int_start = self.i;
         if self.digits() == 0 {
-            return Err(self.unexpected("expected digit (0-9) to follow minus sign, for valid numeric value"));
+            return Err(self
+                .unexpected("expected digit (0-9) to follow minus sign, for valid numeric value"));
         }
         let int_digits = std::str::from_utf8(&self.b[int_start..self.i]).unwrap_or("0");
         let int_digits = match int_digits.trim_start_matches('0') {
@@ -268,7 +271,10 @@ impl Parser<'_> {
         let mut buf: Vec<u8> = Vec::new();
         loop {
             let Some(c) = self.peek() else {
-                return Err("Unexpected end-of-input: was expecting closing quote for a string value".to_owned());
+                return Err(
+                    "Unexpected end-of-input: was expecting closing quote for a string value"
+                        .to_owned(),
+                );
             };
             self.i += 1;
             match c {
@@ -300,12 +306,7 @@ impl Parser<'_> {
             b'r' => '\r',
             b't' => '\t',
             b'u' => self.unicode_escape()?,
-            other => {
-                return Err(format!(
-                    "Unrecognized character escape {}",
-                    describe(other)
-                ))
-            }
+            other => return Err(format!("Unrecognized character escape {}", describe(other))),
         };
         let mut tmp = [0u8; 4];
         buf.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
@@ -342,7 +343,9 @@ mod tests {
     #[test]
     fn parses_and_normalises() {
         assert_eq!(
-            round(" { \"a\" : [1, -0012, 1.50, 2E+3, true, null, \"x\\u00e9\\ud83d\\ude00\\n\"] } "),
+            round(
+                " { \"a\" : [1, -0012, 1.50, 2E+3, true, null, \"x\\u00e9\\ud83d\\ude00\\n\"] } "
+            ),
             "{\"a\":[1,-12,1.50,2E+3,true,null,\"xé😀\\n\"]}"
         );
     }
@@ -362,8 +365,23 @@ mod tests {
     #[test]
     fn rejects_invalid_json() {
         for bad in [
-            "{\"a\":1,}", "[1,]", "{a:1}", "'x'", "tru", "truex", "1.", ".5", "-", "+1", "NaN",
-            "\"a\nb\"", "\"\\x\"", "12abc", "[1 2]", "{\"a\" 1}", "\"open",
+            "{\"a\":1,}",
+            "[1,]",
+            "{a:1}",
+            "'x'",
+            "tru",
+            "truex",
+            "1.",
+            ".5",
+            "-",
+            "+1",
+            "NaN",
+            "\"a\nb\"",
+            "\"\\x\"",
+            "12abc",
+            "[1 2]",
+            "{\"a\" 1}",
+            "\"open",
         ] {
             assert!(parse(bad.as_bytes()).is_err(), "{bad}");
         }

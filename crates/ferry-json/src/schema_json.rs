@@ -56,7 +56,10 @@ fn type_from_name(name: &str) -> Option<Type> {
 /// The JSON object describing `schema`; a missing element schema is written as `null`.
 pub(crate) fn schema_to_json(schema: &Schema, writer: &Writer) -> Result<JsonNode, ConnectError> {
     let mut obj = IndexMap::new();
-    obj.insert("type".to_owned(), JsonNode::Text(type_name(schema.kind).to_owned()));
+    obj.insert(
+        "type".to_owned(),
+        JsonNode::Text(type_name(schema.kind).to_owned()),
+    );
     let nested = |s: &Option<SchemaRef>| -> Result<JsonNode, ConnectError> {
         s.as_deref()
             .map_or(Ok(JsonNode::Null), |s| schema_to_json(s, writer))
@@ -100,7 +103,7 @@ pub(crate) fn schema_to_json(schema: &Schema, writer: &Writer) -> Result<JsonNod
         obj.insert("parameters".to_owned(), JsonNode::Object(params));
     }
     if let Some(default) = &schema.default {
-        obj.insert("default".to_owned(), writer.to_json(Some(schema), default)?);
+        obj.insert("default".to_owned(), writer.convert(Some(schema), default)?);
     }
     Ok(JsonNode::Object(obj))
 }
@@ -216,7 +219,11 @@ impl SchemaReader<'_> {
     /// Java reads the default against the schema built so far and then validates it; a null
     /// default on an optional schema means "no default", and a struct default can never pass
     /// Java's validation (its struct's schema is never equal to the builder).
-    fn default_value(&self, schema: &Schema, node: &JsonNode) -> Result<Option<Value>, ConnectError> {
+    fn default_value(
+        &self,
+        schema: &Schema,
+        node: &JsonNode,
+    ) -> Result<Option<Value>, ConnectError> {
         let so_far: SchemaRef = Arc::new(schema.clone());
         let value = read::to_connect(Some(&so_far), Some(node), self.replace_null_with_default)?;
         let invalid = || data("Invalid default value");

@@ -48,13 +48,17 @@ pub(crate) fn java_class(value: &Value) -> &'static str {
 }
 
 impl Writer {
-    pub(crate) fn to_json(&self, schema: Option<&Schema>, value: &Value) -> Result<JsonNode, ConnectError> {
+    pub(crate) fn convert(
+        &self,
+        schema: Option<&Schema>,
+        value: &Value,
+    ) -> Result<JsonNode, ConnectError> {
         let Some(schema) = schema else {
             return self.schemaless(value);
         };
         if value.is_null() {
             if let (Some(default), true) = (&schema.default, self.replace_null_with_default) {
-                return self.to_json(Some(schema), default);
+                return self.convert(Some(schema), default);
             }
             if schema.optional {
                 return Ok(JsonNode::Null);
@@ -94,7 +98,7 @@ impl Writer {
                 JsonNode::Array(
                     items
                         .iter()
-                        .map(|item| self.to_json(item_schema, item))
+                        .map(|item| self.convert(item_schema, item))
                         .collect::<Result<_, _>>()?,
                 )
             }
@@ -116,7 +120,7 @@ impl Writer {
                 }
                 let mut fields = IndexMap::with_capacity(schema.fields.len());
                 for field in &schema.fields {
-                    let node = self.to_json(Some(&field.schema), s.get_index(field.index))?;
+                    let node = self.convert(Some(&field.schema), s.get_index(field.index))?;
                     fields.insert(field.name.clone(), node);
                 }
                 JsonNode::Object(fields)
@@ -188,16 +192,16 @@ impl Writer {
         if object_mode {
             let mut object = IndexMap::with_capacity(entries.len());
             for (k, v) in entries {
-                let key = as_text(&self.to_json(key_schema, k)?);
-                object.insert(key, self.to_json(value_schema, v)?);
+                let key = as_text(&self.convert(key_schema, k)?);
+                object.insert(key, self.convert(value_schema, v)?);
             }
             return Ok(JsonNode::Object(object));
         }
         let mut pairs = Vec::with_capacity(entries.len());
         for (k, v) in entries {
             pairs.push(JsonNode::Array(vec![
-                self.to_json(key_schema, k)?,
-                self.to_json(value_schema, v)?,
+                self.convert(key_schema, k)?,
+                self.convert(value_schema, v)?,
             ]));
         }
         Ok(JsonNode::Array(pairs))
@@ -225,15 +229,13 @@ impl Writer {
                 let all_strings = entries.iter().all(|(k, _)| matches!(k, Value::String(_)));
                 self.map(None, None, entries, all_strings)?
             }
-            Value::Struct(s) if self.lenient_schemaless => self.to_json(Some(s.schema()), value)?,
+            Value::Struct(s) if self.lenient_schemaless => self.convert(Some(s.schema()), value)?,
             // Java compares the struct's schema with the (absent) one and fails.
             Value::Struct(_) => return Err(data("Mismatching schema.")),
             Value::Decimal(d) if self.lenient_schemaless => JsonNode::Decimal(d.clone()),
-            Value::Decimal(_) => {
-                return Err(data(
-                    "Java class class java.math.BigDecimal does not have corresponding schema type.",
-                ))
-            }
+            Value::Decimal(_) => return Err(data(
+                "Java class class java.math.BigDecimal does not have corresponding schema type.",
+            )),
         })
     }
 }

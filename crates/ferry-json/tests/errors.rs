@@ -77,9 +77,18 @@ fn invalid_json() {
 #[test]
 fn bad_schemas() {
     let cases = [
-        (r#"{"schema":{"optional":true},"payload":1}"#, "Schema must contain 'type' field"),
-        (r#"{"schema":"int32","payload":1}"#, "Schema must contain 'type' field"),
-        (r#"{"schema":{"type":"uuid"},"payload":1}"#, "Unknown schema type: uuid"),
+        (
+            r#"{"schema":{"optional":true},"payload":1}"#,
+            "Schema must contain 'type' field",
+        ),
+        (
+            r#"{"schema":"int32","payload":1}"#,
+            "Schema must contain 'type' field",
+        ),
+        (
+            r#"{"schema":{"type":"uuid"},"payload":1}"#,
+            "Unknown schema type: uuid",
+        ),
         (
             r#"{"schema":{"type":"array"},"payload":[]}"#,
             "Array schema did not specify the element type",

@@ -96,7 +96,10 @@ fn nested_struct(note: Value) -> (SchemaRef, Value) {
         .field("id", Schema::int64())
         .field("customer", customer_schema.clone())
         .field("note", note_schema)
-        .field("tags", SchemaBuilder::array(Schema::string()).optional().build())
+        .field(
+            "tags",
+            SchemaBuilder::array(Schema::string()).optional().build(),
+        )
         .build();
     let mut customer = Struct::new(customer_schema).unwrap();
     customer.put("name", "Ada").unwrap();
@@ -220,7 +223,11 @@ fn cases() -> Vec<Case> {
             s("q \" b \\ s / n \n t \t r \r b \u{8} f \u{c} z \u{0} u \u{1f} d \u{7f} é 😀"),
         ),
         // bytesToConnect: "test-string" is dGVzdC1zdHJpbmc= (standard alphabet, padded).
-        case("bytes.json", Schema::bytes(), Value::Bytes(b"test-string".to_vec())),
+        case(
+            "bytes.json",
+            Schema::bytes(),
+            Value::Bytes(b"test-string".to_vec()),
+        ),
         // arrayToJson.
         case(
             "array.json",
@@ -231,7 +238,10 @@ fn cases() -> Vec<Case> {
         case(
             "map_string_keys.json",
             SchemaBuilder::map(Schema::string(), Schema::int32()).build(),
-            Value::Map(vec![(s("key1"), Value::Int32(12)), (s("key2"), Value::Int32(15))]),
+            Value::Map(vec![
+                (s("key1"), Value::Int32(12)),
+                (s("key2"), Value::Int32(15)),
+            ]),
         ),
         // mapToJsonNonStringKeys: any other key schema gives an array of [key, value] pairs.
         case(
@@ -278,7 +288,11 @@ fn cases() -> Vec<Case> {
         )
         .config(NO_REPLACE),
         // The envelope example of the spec (§9.1): 2.01 is unscaled 201 = bytes 00 C9 = AMk=.
-        case("struct_spec_example.json", spec_schema, Value::Struct(spec_value)),
+        case(
+            "struct_spec_example.json",
+            spec_schema,
+            Value::Struct(spec_value),
+        ),
         // decimalToJson: 1.56 at scale 2 is unscaled 156 = bytes 00 9C = AJw=.
         case(
             "decimal_base64.json",
@@ -323,12 +337,23 @@ fn cases() -> Vec<Case> {
         // dateToJson / timeToJson / timestampToJson: the physical integers.
         case("date.json", date().build(), Value::Int32(10000)),
         case("time.json", time().build(), Value::Int32(14_400_000)),
-        case("timestamp.json", timestamp().build(), Value::Int64(4_000_000_000)),
+        case(
+            "timestamp.json",
+            timestamp().build(),
+            Value::Int64(4_000_000_000),
+        ),
         // testJsonSchemaMetadataTranslation: optional schema with a null value.
-        case("optional_null.json", Schema::optional_boolean(), Value::Null),
+        case(
+            "optional_null.json",
+            Schema::optional_boolean(),
+            Value::Null,
+        ),
         // serializeNullToDefault.
         case("null_to_default.json", string_with_default(), Value::Null).read_back(
-            ReadBack::Expect(SchemaAndValue::new(Some(string_with_default()), s("default"))),
+            ReadBack::Expect(SchemaAndValue::new(
+                Some(string_with_default()),
+                s("default"),
+            )),
         ),
         // serializeNullToNull.
         case("null_kept.json", string_with_default(), Value::Null).config(NO_REPLACE),
@@ -347,8 +372,9 @@ fn cases() -> Vec<Case> {
             )),
         },
         // noSchemaToJson: schemas.enable=false writes the bare payload.
-        case("schemaless_struct.json", struct4_schema, struct4_value).config(SCHEMALESS).read_back(
-            ReadBack::Expect(SchemaAndValue::new(
+        case("schemaless_struct.json", struct4_schema, struct4_value)
+            .config(SCHEMALESS)
+            .read_back(ReadBack::Expect(SchemaAndValue::new(
                 None,
                 Value::Map(vec![
                     (s("field1"), Value::Boolean(true)),
@@ -356,8 +382,7 @@ fn cases() -> Vec<Case> {
                     (s("field3"), s("string3")),
                     (s("field4"), Value::Boolean(false)),
                 ]),
-            )),
-        ),
+            ))),
         // nullSchemaAndMapToJson: all-string keys without a schema give an object.
         Case {
             file: "schemaless_map.json",
@@ -398,9 +423,13 @@ fn cases() -> Vec<Case> {
             )),
         },
         // A null value with an optional schema is not a tombstone: Jackson writes NullNode.
-        case("schemaless_optional_null.json", Schema::optional_int32(), Value::Null)
-            .config(SCHEMALESS)
-            .read_back(ReadBack::Expect(SchemaAndValue::NULL)),
+        case(
+            "schemaless_optional_null.json",
+            Schema::optional_int32(),
+            Value::Null,
+        )
+        .config(SCHEMALESS)
+        .read_back(ReadBack::Expect(SchemaAndValue::NULL)),
     ]
 }
 
@@ -471,9 +500,15 @@ fn header_converter_writes_the_same_bytes() {
         .from_connect_header("topic", "h", Some(&Schema::string()), &s("foo-bar-baz"))
         .unwrap()
         .unwrap();
-    assert_eq!(bytes, std::fs::read(fixture_dir().join("string.json")).unwrap());
+    assert_eq!(
+        bytes,
+        std::fs::read(fixture_dir().join("string.json")).unwrap()
+    );
     let back = c.to_connect_header("topic", "h", Some(&bytes)).unwrap();
-    assert_eq!(back, SchemaAndValue::new(Some(Schema::string()), s("foo-bar-baz")));
+    assert_eq!(
+        back,
+        SchemaAndValue::new(Some(Schema::string()), s("foo-bar-baz"))
+    );
 }
 
 #[test]

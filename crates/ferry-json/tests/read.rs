@@ -74,15 +74,27 @@ fn schema_metadata() {
 #[test]
 fn primitives() {
     let cases = [
-        (r#"{ "schema": { "type": "int8" }, "payload": 12 }"#, sv(Schema::int8(), Value::Int8(12))),
-        (r#"{ "schema": { "type": "int16" }, "payload": 12 }"#, sv(Schema::int16(), Value::Int16(12))),
-        (r#"{ "schema": { "type": "int32" }, "payload": 12 }"#, sv(Schema::int32(), Value::Int32(12))),
+        (
+            r#"{ "schema": { "type": "int8" }, "payload": 12 }"#,
+            sv(Schema::int8(), Value::Int8(12)),
+        ),
+        (
+            r#"{ "schema": { "type": "int16" }, "payload": 12 }"#,
+            sv(Schema::int16(), Value::Int16(12)),
+        ),
+        (
+            r#"{ "schema": { "type": "int32" }, "payload": 12 }"#,
+            sv(Schema::int32(), Value::Int32(12)),
+        ),
         (
             r#"{ "schema": { "type": "int64" }, "payload": 4398046511104 }"#,
             sv(Schema::int64(), Value::Int64(4398046511104)),
         ),
         // numberWithLeadingZerosToConnect: Connect enables ALLOW_LEADING_ZEROS_FOR_NUMBERS.
-        (r#"{ "schema": { "type": "int8" }, "payload": 0012 }"#, sv(Schema::int8(), Value::Int8(12))),
+        (
+            r#"{ "schema": { "type": "int8" }, "payload": 0012 }"#,
+            sv(Schema::int8(), Value::Int8(12)),
+        ),
         (
             r#"{ "schema": { "type": "int64" }, "payload": 00000123456789 }"#,
             sv(Schema::int64(), Value::Int64(123456789)),
@@ -126,7 +138,10 @@ fn containers() {
         ),
         sv(
             SchemaBuilder::map(Schema::string(), Schema::int32()).build(),
-            Value::Map(vec![(s("key1"), Value::Int32(12)), (s("key2"), Value::Int32(15))])
+            Value::Map(vec![
+                (s("key1"), Value::Int32(12)),
+                (s("key2"), Value::Int32(15))
+            ])
         )
     );
     assert_eq!(
@@ -174,39 +189,64 @@ fn structs() {
 fn nulls_and_schemaless() {
     let c = converter(&[]);
     // nullToConnect: a tombstone.
-    assert_eq!(c.to_connect_data("topic", None).unwrap(), SchemaAndValue::NULL);
+    assert_eq!(
+        c.to_connect_data("topic", None).unwrap(),
+        SchemaAndValue::NULL
+    );
     assert_eq!(
         read_default(r#"{ "schema": null, "payload": null }"#),
         SchemaAndValue::NULL
     );
     // nullSchemaPrimitiveToConnect: integral -> int64, other numbers -> float64.
     let cases = [
-        (r#"{ "schema": null, "payload": true }"#, Value::Boolean(true)),
+        (
+            r#"{ "schema": null, "payload": true }"#,
+            Value::Boolean(true),
+        ),
         (r#"{ "schema": null, "payload": 12 }"#, Value::Int64(12)),
-        (r#"{ "schema": null, "payload": 12.24 }"#, Value::Float64(12.24)),
-        (r#"{ "schema": null, "payload": "a string" }"#, s("a string")),
+        (
+            r#"{ "schema": null, "payload": 12.24 }"#,
+            Value::Float64(12.24),
+        ),
+        (
+            r#"{ "schema": null, "payload": "a string" }"#,
+            s("a string"),
+        ),
         (
             r#"{ "schema": null, "payload": [1, "2", 3] }"#,
             Value::Array(vec![Value::Int64(1), s("2"), Value::Int64(3)]),
         ),
         (
             r#"{ "schema": null, "payload": { "field1": 1, "field2": 2} }"#,
-            Value::Map(vec![(s("field1"), Value::Int64(1)), (s("field2"), Value::Int64(2))]),
+            Value::Map(vec![
+                (s("field1"), Value::Int64(1)),
+                (s("field2"), Value::Int64(2)),
+            ]),
         ),
     ];
     for (json, value) in cases {
-        assert_eq!(read_default(json), SchemaAndValue::new(None, value), "{json}");
+        assert_eq!(
+            read_default(json),
+            SchemaAndValue::new(None, value),
+            "{json}"
+        );
     }
 
     let schemaless = converter(&[("schemas.enable", "false")]);
     // emptyBytesToConnect.
     assert_eq!(read(&schemaless, ""), SchemaAndValue::NULL);
     // noSchemaToConnect.
-    assert_eq!(read(&schemaless, "true"), SchemaAndValue::new(None, Value::Boolean(true)));
+    assert_eq!(
+        read(&schemaless, "true"),
+        SchemaAndValue::new(None, Value::Boolean(true))
+    );
     // schemalessWithEmptyFieldValueToConnect.
     assert_eq!(
         read(&schemaless, r#"{ "a": "", "b": null}"#),
-        SchemaAndValue::new(None, Value::Map(vec![(s("a"), s("")), (s("b"), Value::Null)]))
+        SchemaAndValue::new(
+            None,
+            Value::Map(vec![(s("a"), s("")), (s("b"), Value::Null)])
+        )
     );
 }
 
@@ -216,11 +256,15 @@ const DECIMAL_2: &str = r#"{ "type": "bytes", "name": "org.apache.kafka.connect.
 fn decimals() {
     let d156 = Value::Decimal(Decimal::new(156, 2));
     assert_eq!(
-        read_default(&format!(r#"{{ "schema": {DECIMAL_2} }}, "payload": "AJw=" }}"#)),
+        read_default(&format!(
+            r#"{{ "schema": {DECIMAL_2} }}, "payload": "AJw=" }}"#
+        )),
         sv(decimal(2).build(), d156.clone())
     );
     assert_eq!(
-        read_default(&format!(r#"{{ "schema": {DECIMAL_2} }}, "payload": 1.56 }}"#)),
+        read_default(&format!(
+            r#"{{ "schema": {DECIMAL_2} }}, "payload": 1.56 }}"#
+        )),
         sv(decimal(2).build(), d156.clone())
     );
     assert_eq!(
@@ -296,7 +340,8 @@ fn dates_times_timestamps() {
 
 #[test]
 fn replace_null_with_default() {
-    let value = r#"{"schema":{"type":"string","optional":true,"default":"default"},"payload":null}"#;
+    let value =
+        r#"{"schema":{"type":"string","optional":true,"default":"default"},"payload":null}"#;
     assert_eq!(read_default(value).value, s("default"));
     let keep = converter(&[("replace.null.with.default", "false")]);
     assert_eq!(read(&keep, value).value, Value::Null);
@@ -305,7 +350,10 @@ fn replace_null_with_default() {
     let Value::Struct(replaced) = read_default(field).value else {
         panic!("not a struct")
     };
-    assert_eq!(replaced.get_without_default("field1").unwrap(), &s("default"));
+    assert_eq!(
+        replaced.get_without_default("field1").unwrap(),
+        &s("default")
+    );
     let Value::Struct(kept) = read(&keep, field).value else {
         panic!("not a struct")
     };
@@ -318,17 +366,32 @@ fn schema_cache_is_keyed_by_json() {
     // separate entries.
     let c = converter(&[]);
     assert_eq!(c.cached_schema_count(), 0);
-    read(&c, r#"{ "schema": { "type": "boolean" }, "payload": true }"#);
+    read(
+        &c,
+        r#"{ "schema": { "type": "boolean" }, "payload": true }"#,
+    );
     assert_eq!(c.cached_schema_count(), 1);
-    read(&c, r#"{ "schema": { "type": "boolean" }, "payload": true }"#);
+    read(
+        &c,
+        r#"{ "schema": { "type": "boolean" }, "payload": true }"#,
+    );
     assert_eq!(c.cached_schema_count(), 1);
-    read(&c, r#"{ "schema": { "type": "boolean", "optional": true }, "payload": true }"#);
+    read(
+        &c,
+        r#"{ "schema": { "type": "boolean", "optional": true }, "payload": true }"#,
+    );
     assert_eq!(c.cached_schema_count(), 2);
-    read(&c, r#"{ "schema": { "type": "boolean", "optional": false }, "payload": true }"#);
+    read(
+        &c,
+        r#"{ "schema": { "type": "boolean", "optional": false }, "payload": true }"#,
+    );
     assert_eq!(c.cached_schema_count(), 3);
 
     let small = converter(&[("schemas.cache.size", "1")]);
-    read(&small, r#"{ "schema": { "type": "boolean" }, "payload": true }"#);
+    read(
+        &small,
+        r#"{ "schema": { "type": "boolean" }, "payload": true }"#,
+    );
     read(&small, r#"{ "schema": { "type": "int32" }, "payload": 1 }"#);
     assert_eq!(small.cached_schema_count(), 1);
 }
@@ -338,15 +401,30 @@ fn lenient_scalars_match_jackson_accessors() {
     // Java reads scalars with Jackson's intValue()/textValue()/…, which give 0 or null for a
     // JSON value of the wrong kind instead of failing.
     let cases = [
-        (r#"{"schema":{"type":"int32"},"payload":"7"}"#, sv(Schema::int32(), Value::Int32(0))),
-        (r#"{"schema":{"type":"int32"},"payload":12.9}"#, sv(Schema::int32(), Value::Int32(12))),
+        (
+            r#"{"schema":{"type":"int32"},"payload":"7"}"#,
+            sv(Schema::int32(), Value::Int32(0)),
+        ),
+        (
+            r#"{"schema":{"type":"int32"},"payload":12.9}"#,
+            sv(Schema::int32(), Value::Int32(12)),
+        ),
         (
             r#"{"schema":{"type":"int32"},"payload":4294967297}"#,
             sv(Schema::int32(), Value::Int32(1)),
         ),
-        (r#"{"schema":{"type":"boolean"},"payload":1}"#, sv(Schema::boolean(), Value::Boolean(false))),
-        (r#"{"schema":{"type":"string"},"payload":5}"#, sv(Schema::string(), Value::Null)),
-        (r#"{"schema":{"type":"double"},"payload":"NaN"}"#, sv(Schema::float64(), Value::Float64(0.0))),
+        (
+            r#"{"schema":{"type":"boolean"},"payload":1}"#,
+            sv(Schema::boolean(), Value::Boolean(false)),
+        ),
+        (
+            r#"{"schema":{"type":"string"},"payload":5}"#,
+            sv(Schema::string(), Value::Null),
+        ),
+        (
+            r#"{"schema":{"type":"double"},"payload":"NaN"}"#,
+            sv(Schema::float64(), Value::Float64(0.0)),
+        ),
         (
             r#"{"schema":{"type":"array","items":{"type":"int64"}},"payload":{"a":1,"b":2}}"#,
             sv(

@@ -49,18 +49,34 @@ fn doubles_and_floats_survive_exactly() {
     let c = converter(&[]);
     let doubles: Vec<Value> = bit_patterns(3000)
         .map(f64::from_bits)
-        .chain([0.1, 1.0 / 3.0, 1e300, 5e-324, f64::MAX, f64::MIN_POSITIVE, -2.5e-8])
+        .chain([
+            0.1,
+            1.0 / 3.0,
+            1e300,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            -2.5e-8,
+        ])
         .filter(|v| v.is_finite())
         .map(Value::Float64)
         .collect();
-    round_trip(&c, &SchemaBuilder::array(Schema::float64()).build(), Value::Array(doubles));
+    round_trip(
+        &c,
+        &SchemaBuilder::array(Schema::float64()).build(),
+        Value::Array(doubles),
+    );
     let floats: Vec<Value> = bit_patterns(3000)
         .map(|b| f32::from_bits(b as u32))
         .chain([0.1f32, 1.0 / 3.0, f32::MAX, 1.4e-45, f32::MIN_POSITIVE])
         .filter(|v| v.is_finite())
         .map(Value::Float32)
         .collect();
-    round_trip(&c, &SchemaBuilder::array(Schema::float32()).build(), Value::Array(floats));
+    round_trip(
+        &c,
+        &SchemaBuilder::array(Schema::float32()).build(),
+        Value::Array(floats),
+    );
 }
 
 #[test]
@@ -110,9 +126,18 @@ fn every_type_in_one_struct() {
         .field("f64", Schema::float64())
         .field("s", Schema::string())
         .field("bytes", Schema::bytes())
-        .field("arr", SchemaBuilder::array(Schema::optional_string()).build())
-        .field("smap", SchemaBuilder::map(Schema::string(), Schema::int64()).build())
-        .field("imap", SchemaBuilder::map(Schema::int8(), inner.clone()).build())
+        .field(
+            "arr",
+            SchemaBuilder::array(Schema::optional_string()).build(),
+        )
+        .field(
+            "smap",
+            SchemaBuilder::map(Schema::string(), Schema::int64()).build(),
+        )
+        .field(
+            "imap",
+            SchemaBuilder::map(Schema::int8(), inner.clone()).build(),
+        )
         .field("inner", inner.clone())
         .field("dec", decimal(3).build())
         .field("date", date().build())
@@ -137,10 +162,14 @@ fn every_type_in_one_struct() {
     st.put("f64", Value::Float64(6.02214076e23)).unwrap();
     st.put("s", "tab\there \"quoted\" ünïcode \u{1}").unwrap();
     st.put("bytes", Value::Bytes((0..=255).collect())).unwrap();
-    st.put("arr", Value::Array(vec!["a".into(), Value::Null])).unwrap();
+    st.put("arr", Value::Array(vec!["a".into(), Value::Null]))
+        .unwrap();
     st.put(
         "smap",
-        Value::Map(vec![("k".into(), Value::Int64(1)), ("".into(), Value::Int64(-1))]),
+        Value::Map(vec![
+            ("k".into(), Value::Int64(1)),
+            ("".into(), Value::Int64(-1)),
+        ]),
     )
     .unwrap();
     st.put(
@@ -152,21 +181,32 @@ fn every_type_in_one_struct() {
     )
     .unwrap();
     st.put("inner", Value::Struct(inner_value)).unwrap();
-    st.put("dec", Value::Decimal(Decimal::new(-123456, 3))).unwrap();
+    st.put("dec", Value::Decimal(Decimal::new(-123456, 3)))
+        .unwrap();
     st.put("date", Value::Int32(19000)).unwrap();
     st.put("time", Value::Int32(86_400_000)).unwrap();
     st.put("defaulted", Value::Int32(9)).unwrap();
     let value = Value::Struct(st);
     round_trip(&converter(&[]), &schema, value.clone());
-    round_trip(&converter(&[("replace.null.with.default", "false")]), &schema, value);
+    round_trip(
+        &converter(&[("replace.null.with.default", "false")]),
+        &schema,
+        value,
+    );
 }
 
 #[test]
 fn tombstones() {
     for enable in ["true", "false"] {
         let c = converter(&[("schemas.enable", enable)]);
-        assert_eq!(c.from_connect_data("topic", None, &Value::Null).unwrap(), None);
-        assert_eq!(c.to_connect_data("topic", None).unwrap(), SchemaAndValue::NULL);
+        assert_eq!(
+            c.from_connect_data("topic", None, &Value::Null).unwrap(),
+            None
+        );
+        assert_eq!(
+            c.to_connect_data("topic", None).unwrap(),
+            SchemaAndValue::NULL
+        );
     }
 }
 
@@ -190,7 +230,10 @@ fn schemaless_helpers_match_the_converter() {
     let offset = Value::Array(vec![
         Value::String("my-connector".into()),
         Value::Map(vec![
-            (Value::String("filename".into()), Value::String("/tmp/a.txt".into())),
+            (
+                Value::String("filename".into()),
+                Value::String("/tmp/a.txt".into()),
+            ),
             (Value::String("position".into()), Value::Int64(1234)),
             (Value::String("ratio".into()), Value::Float64(0.5)),
         ]),

@@ -1,7 +1,7 @@
 //! Cases from Java's `ValuesTest`, restated.
 
 use ferry_api::data::{
-    SchemaRef, Type, DATE_LOGICAL_NAME, TIMESTAMP_LOGICAL_NAME, TIME_LOGICAL_NAME,
+    Decimal, SchemaRef, Type, DATE_LOGICAL_NAME, TIMESTAMP_LOGICAL_NAME, TIME_LOGICAL_NAME,
 };
 
 use super::*;

@@ -1,0 +1,124 @@
+//! `ferry standalone worker.properties connector1.properties …`
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context};
+use ferry_kafka::admin::Admin;
+use ferry_kafka::client_properties::ClientRole;
+use ferry_runtime::config::files::{load_connector_file, load_properties, ConnectorFile};
+use ferry_runtime::config::worker::WorkerConfig;
+use ferry_runtime::herder::{Herder, StandaloneHerder};
+use ferry_runtime::plugins::Registry;
+use ferry_runtime::status::MemoryStatusStore;
+use ferry_runtime::storage::file_offsets::FileOffsetStore;
+use ferry_runtime::worker::{TargetState, Worker};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// How long start-up waits for the Kafka cluster to answer.
+const CLUSTER_LOOKUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn initial_state(file: &ConnectorFile, path: &Path) -> anyhow::Result<TargetState> {
+    match file.initial_state.as_deref().map(str::to_ascii_uppercase).as_deref() {
+        None | Some("RUNNING") => Ok(TargetState::Started),
+        Some("PAUSED") => Ok(TargetState::Paused),
+        Some("STOPPED") => Ok(TargetState::Stopped),
+        Some(other) => bail!("{}: invalid initial_state {other}", path.display()),
+    }
+}
+
+fn worker_id(config: &WorkerConfig) -> String {
+    let port = config
+        .listeners
+        .first()
+        .and_then(|l| ferry_rest::parse_listener(l).ok())
+        .map(|a| a.port())
+        .unwrap_or(8083);
+    let host = config
+        .originals
+        .get("rest.advertised.host.name")
+        .cloned()
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok().map(|h| h.trim().to_owned()))
+        .unwrap_or_else(|| "localhost".to_owned());
+    let port = config.originals.get("rest.advertised.port").and_then(|p| p.parse().ok()).unwrap_or(port);
+    format!("{host}:{port}")
+}
+
+async fn cluster_id(config: &WorkerConfig) -> anyhow::Result<String> {
+    let settings = ferry_kafka::ClientSettings::new()
+        .layer(vec![("bootstrap.servers".to_owned(), config.bootstrap_servers.clone())]);
+    let client = ferry_kafka::client_config(ClientRole::Admin, &settings, &[]);
+    let admin = Admin::new(&client)?;
+    tokio::task::spawn_blocking(move || admin.cluster_id(CLUSTER_LOOKUP_TIMEOUT))
+        .await?
+        .ok_or_else(|| anyhow!("could not reach the Kafka cluster at {} within 30 s", config.bootstrap_servers))
+}
+
+pub async fn run(worker_path: &Path, connector_paths: &[PathBuf]) -> anyhow::Result<()> {
+    let props = load_properties(worker_path)?;
+    let config = WorkerConfig::standalone(&props).map_err(|e| {
+        let lines: Vec<String> = e.problems.iter().map(|p| format!("  {}: {}", p.key, p.message)).collect();
+        anyhow!("{} is not a valid worker config:\n{}", worker_path.display(), lines.join("\n"))
+    })?;
+    for warning in config.warnings() {
+        tracing::warn!("{warning}");
+    }
+    // Read every connector file before touching Kafka, so a bad file fails fast.
+    let mut connectors = Vec::new();
+    for path in connector_paths {
+        let file = load_connector_file(path)?;
+        let state = initial_state(&file, path)?;
+        connectors.push((path.clone(), file, state));
+    }
+    let offset_file = config.offset_file.clone().unwrap_or_default();
+    let offsets = Arc::new(FileOffsetStore::open(&offset_file)?);
+    let cluster_id = cluster_id(&config).await?;
+    tracing::info!(%cluster_id, "Kafka cluster found");
+
+    let shutdown = CancellationToken::new();
+    let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();
+    let config = Arc::new(config);
+    let worker = Arc::new(Worker::new(
+        worker_id(&config),
+        config.clone(),
+        Arc::new(Registry::builtin()),
+        offsets,
+        Arc::new(MemoryStatusStore::default()),
+        shutdown.child_token(),
+        reconfigure_tx,
+    ));
+    let herder = StandaloneHerder::new(worker, cluster_id, reconfigure_rx);
+    let listener = config.listeners.first().cloned().unwrap_or_else(|| "http://:8083".to_owned());
+    let rest_shutdown = CancellationToken::new();
+    let (addr, rest) = ferry_rest::serve(herder.clone(), &listener, rest_shutdown.clone()).await?;
+    tracing::info!(%addr, "Ferry standalone worker started");
+
+    let mut failure = None;
+    for (path, file, state) in connectors {
+        if let Err(e) = herder.put_connector_config(&file.name, file.config, false, state).await {
+            failure = Some(anyhow!("Failed to create connector for {}: {e}", path.display()));
+            break;
+        }
+        tracing::info!(connector = %file.name, "Created connector");
+    }
+    if failure.is_none() {
+        wait_for_signal().await.context("waiting for a stop signal")?;
+        tracing::info!("Stopping");
+    }
+    herder.stop().await;
+    rest_shutdown.cancel();
+    shutdown.cancel();
+    let _ = rest.await;
+    tracing::info!("Ferry standalone worker stopped");
+    failure.map_or(Ok(()), Err)
+}
+
+async fn wait_for_signal() -> std::io::Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r,
+        _ = term.recv() => Ok(()),
+    }
+}
