@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::FutureExt;
+use rdkafka::error::KafkaError;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
@@ -115,16 +116,26 @@ impl SinkConsumer {
     /// Cancel-safe: no record is lost if the future is dropped before it completes.
     pub async fn poll_batch(&self, max: usize, timeout: Duration) -> Result<Vec<ConsumedRecord>, KafkaClientError> {
         let mut batch = Vec::new();
-        let first = match tokio::time::timeout(timeout, self.inner.recv()).await {
-            Err(_) => return Ok(batch),
-            Ok(msg) => msg.map_err(KafkaClientError::op("consumer poll"))?,
-        };
-        batch.push(owned(&first));
-        drop(first);
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let first = match tokio::time::timeout_at(deadline, self.inner.recv()).await {
+                Err(_) => return Ok(batch),
+                Ok(Ok(msg)) => msg,
+                Ok(Err(e)) => {
+                    transient_or_fatal(e)?;
+                    continue;
+                }
+            };
+            batch.push(owned(&first));
+            break;
+        }
         while batch.len() < max {
             match self.inner.recv().now_or_never() {
                 Some(Ok(msg)) => batch.push(owned(&msg)),
-                Some(Err(e)) => return Err(KafkaClientError::Operation { operation: "consumer poll", source: e }),
+                Some(Err(e)) => {
+                    transient_or_fatal(e)?;
+                    break;
+                }
                 None => break,
             }
         }
@@ -181,6 +192,18 @@ impl SinkConsumer {
         let result = if offsets.is_empty() { Ok(()) } else { self.commit(offsets, true) };
         self.inner.unsubscribe();
         result
+    }
+}
+
+/// Librdkafka reports passing conditions (a subscribed topic that does not exist yet, a broker
+/// that went away) as consumption errors; Java's consumer logs and keeps polling, and so do we.
+fn transient_or_fatal(e: KafkaError) -> Result<(), KafkaClientError> {
+    match e {
+        KafkaError::MessageConsumption(code) => {
+            tracing::warn!(error = %code, "Consumer reported an error; polling on");
+            Ok(())
+        }
+        other => Err(KafkaClientError::Operation { operation: "consumer poll", source: other }),
     }
 }
 

@@ -1,0 +1,180 @@
+//! Helpers for tests that run the `ferry` binary against a real broker.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::time::{Duration, Instant};
+
+use ferry_kafka::admin::Admin;
+use ferry_kafka::rdkafka::ClientConfig;
+
+/// The broker address; a broker test without one fails loudly rather than passing.
+pub fn bootstrap() -> String {
+    std::env::var("KAFKA_BOOTSTRAP_SERVERS").unwrap_or_else(|_| {
+        panic!("KAFKA_BOOTSTRAP_SERVERS is not set: start a broker with `scripts/kafka start` and export KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092")
+    })
+}
+
+/// A name unique to this test run.
+pub fn unique(prefix: &str) -> String {
+    static N: AtomicU16 = AtomicU16::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    format!("{prefix}-{}-{nanos}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A REST port no other test of this run uses.
+pub fn port() -> u16 {
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let base = 20000 + (std::process::id() % 2000) as u16 * 10;
+    base + NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Polls `condition` until it holds or `timeout` passes; panics naming `what` on timeout.
+pub fn wait_until(what: &str, timeout: Duration, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+pub fn write_file(path: &Path, contents: &str) {
+    std::fs::write(path, contents).unwrap();
+}
+
+pub fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path).map(|s| s.lines().map(str::to_owned).collect()).unwrap_or_default()
+}
+
+pub fn numbered_lines(from: usize, to: usize) -> String {
+    let mut s = String::new();
+    for i in from..to {
+        s.push_str(&format!("line {i:07} of the ferry pipeline test, padded to about one hundred bytes ...........\n"));
+    }
+    s
+}
+
+/// A worker properties file for standalone mode.
+pub fn worker_properties(dir: &Path, port: u16, flush_ms: u64) -> PathBuf {
+    let path = dir.join("worker.properties");
+    write_file(
+        &path,
+        &format!(
+            "bootstrap.servers={}\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename={}\noffset.flush.interval.ms={flush_ms}\nlisteners=http://127.0.0.1:{port}\n",
+            bootstrap(),
+            dir.join("connect.offsets").display()
+        ),
+    );
+    path
+}
+
+pub fn connector_file(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.properties"));
+    write_file(&path, &format!("name={name}\n{body}"));
+    path
+}
+
+/// A running `ferry standalone` process.
+pub struct Ferry {
+    pub child: Child,
+    pub port: u16,
+    pub log: PathBuf,
+}
+
+impl Ferry {
+    pub fn start(dir: &Path, port: u16, worker: &Path, connectors: &[PathBuf]) -> Ferry {
+        let log = dir.join(format!("ferry-{}.log", unique("run")));
+        let out = std::fs::File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_ferry"))
+            .arg("standalone")
+            .arg(worker)
+            .args(connectors)
+            .current_dir(dir)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(out)
+            .spawn()
+            .unwrap();
+        let ferry = Ferry { child, port, log };
+        wait_until("the REST API to answer", Duration::from_secs(60), || ferry.get("/").is_some());
+        ferry
+    }
+
+    /// A GET request; `None` when the worker does not answer.
+    pub fn get(&self, path: &str) -> Option<(u16, serde_json::Value)> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+        stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+        write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response).ok()?;
+        let (head, body) = response.split_once("\r\n\r\n")?;
+        let code = head.split_whitespace().nth(1)?.parse().ok()?;
+        Some((code, serde_json::from_str(body).unwrap_or(serde_json::Value::Null)))
+    }
+
+    pub fn task_state(&self, connector: &str, task: usize) -> Option<String> {
+        let (_, status) = self.get(&format!("/connectors/{connector}/status"))?;
+        status["tasks"].as_array()?.iter().find(|t| t["id"] == task)?["state"].as_str().map(str::to_owned)
+    }
+
+    pub fn status(&self, connector: &str) -> serde_json::Value {
+        self.get(&format!("/connectors/{connector}/status")).map(|(_, v)| v).unwrap_or_default()
+    }
+
+    /// SIGTERM and wait: the graceful stop path.
+    pub fn stop(mut self) {
+        Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "ferry exited with {status}; log: {}", self.log_text());
+                return;
+            }
+            assert!(Instant::now() < deadline, "ferry did not stop within 60 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// SIGKILL: the crash path.
+    pub fn kill9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Ferry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `ferry standalone` expecting it to fail at start-up; returns its stderr.
+pub fn start_fails(dir: &Path, worker: &Path, connectors: &[PathBuf]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferry"))
+        .arg("standalone")
+        .arg(worker)
+        .args(connectors)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "ferry should have failed to start");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Sum of a topic's end offsets: how many records it holds.
+pub fn topic_records(topic: &str) -> i64 {
+    let mut config = ClientConfig::new();
+    config.set("bootstrap.servers", bootstrap());
+    let admin = Admin::new(&config).unwrap();
+    admin.end_offsets(topic, Duration::from_secs(10)).map(|v| v.iter().sum()).unwrap_or(0)
+}
