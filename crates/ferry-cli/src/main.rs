@@ -25,15 +25,16 @@ enum Command {
         connectors: Vec<PathBuf>,
     },
     /// Run a distributed worker, as `connect-distributed.sh` does (not built yet).
-    Distributed {
-        worker: PathBuf,
-    },
+    Distributed { worker: PathBuf },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("ferry: could not start the async runtime: {e}");
@@ -42,10 +43,12 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Standalone { worker, connectors } => standalone::run(&worker, &connectors).await,
-            Command::Distributed { .. } => {
-                Err(anyhow::anyhow!("distributed mode is not available yet in this version of Ferry"))
+            Command::Standalone { worker, connectors } => {
+                standalone::run(&worker, &connectors).await
             }
+            Command::Distributed { .. } => Err(anyhow::anyhow!(
+                "distributed mode is not available yet in this version of Ferry"
+            )),
         }
     });
     match result {

@@ -21,7 +21,12 @@ use tokio_util::sync::CancellationToken;
 const CLUSTER_LOOKUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 fn initial_state(file: &ConnectorFile, path: &Path) -> anyhow::Result<TargetState> {
-    match file.initial_state.as_deref().map(str::to_ascii_uppercase).as_deref() {
+    match file
+        .initial_state
+        .as_deref()
+        .map(str::to_ascii_uppercase)
+        .as_deref()
+    {
         None | Some("RUNNING") => Ok(TargetState::Started),
         Some("PAUSED") => Ok(TargetState::Paused),
         Some("STOPPED") => Ok(TargetState::Stopped),
@@ -40,27 +45,50 @@ fn worker_id(config: &WorkerConfig) -> String {
         .originals
         .get("rest.advertised.host.name")
         .cloned()
-        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok().map(|h| h.trim().to_owned()))
+        .or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .ok()
+                .map(|h| h.trim().to_owned())
+        })
         .unwrap_or_else(|| "localhost".to_owned());
-    let port = config.originals.get("rest.advertised.port").and_then(|p| p.parse().ok()).unwrap_or(port);
+    let port = config
+        .originals
+        .get("rest.advertised.port")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(port);
     format!("{host}:{port}")
 }
 
 async fn cluster_id(config: &WorkerConfig) -> anyhow::Result<String> {
-    let settings = ferry_kafka::ClientSettings::new()
-        .layer(vec![("bootstrap.servers".to_owned(), config.bootstrap_servers.clone())]);
+    let settings = ferry_kafka::ClientSettings::new().layer(vec![(
+        "bootstrap.servers".to_owned(),
+        config.bootstrap_servers.clone(),
+    )]);
     let client = ferry_kafka::client_config(ClientRole::Admin, &settings, &[]);
     let admin = Admin::new(&client)?;
     tokio::task::spawn_blocking(move || admin.cluster_id(CLUSTER_LOOKUP_TIMEOUT))
         .await?
-        .ok_or_else(|| anyhow!("could not reach the Kafka cluster at {} within 30 s", config.bootstrap_servers))
+        .ok_or_else(|| {
+            anyhow!(
+                "could not reach the Kafka cluster at {} within 30 s",
+                config.bootstrap_servers
+            )
+        })
 }
 
 pub async fn run(worker_path: &Path, connector_paths: &[PathBuf]) -> anyhow::Result<()> {
     let props = load_properties(worker_path)?;
     let config = WorkerConfig::standalone(&props).map_err(|e| {
-        let lines: Vec<String> = e.problems.iter().map(|p| format!("  {}: {}", p.key, p.message)).collect();
-        anyhow!("{} is not a valid worker config:\n{}", worker_path.display(), lines.join("\n"))
+        let lines: Vec<String> = e
+            .problems
+            .iter()
+            .map(|p| format!("  {}: {}", p.key, p.message))
+            .collect();
+        anyhow!(
+            "{} is not a valid worker config:\n{}",
+            worker_path.display(),
+            lines.join("\n")
+        )
     })?;
     for warning in config.warnings() {
         tracing::warn!("{warning}");
@@ -90,21 +118,33 @@ pub async fn run(worker_path: &Path, connector_paths: &[PathBuf]) -> anyhow::Res
         reconfigure_tx,
     ));
     let herder = StandaloneHerder::new(worker, cluster_id, reconfigure_rx);
-    let listener = config.listeners.first().cloned().unwrap_or_else(|| "http://:8083".to_owned());
+    let listener = config
+        .listeners
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "http://:8083".to_owned());
     let rest_shutdown = CancellationToken::new();
     let (addr, rest) = ferry_rest::serve(herder.clone(), &listener, rest_shutdown.clone()).await?;
     tracing::info!(%addr, "Ferry standalone worker started");
 
     let mut failure = None;
     for (path, file, state) in connectors {
-        if let Err(e) = herder.put_connector_config(&file.name, file.config, false, state).await {
-            failure = Some(anyhow!("Failed to create connector for {}: {e}", path.display()));
+        if let Err(e) = herder
+            .put_connector_config(&file.name, file.config, false, state)
+            .await
+        {
+            failure = Some(anyhow!(
+                "Failed to create connector for {}: {e}",
+                path.display()
+            ));
             break;
         }
         tracing::info!(connector = %file.name, "Created connector");
     }
     if failure.is_none() {
-        wait_for_signal().await.context("waiting for a stop signal")?;
+        wait_for_signal()
+            .await
+            .context("waiting for a stop signal")?;
         tracing::info!("Stopping");
     }
     herder.stop().await;

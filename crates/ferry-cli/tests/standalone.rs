@@ -29,19 +29,40 @@ fn lines_flow_in_order_and_a_restart_resumes_from_stored_offsets() {
     let out = dir.path().join("out.txt");
 
     let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
-    wait_until("200,000 lines in the sink file", Duration::from_secs(180), || lines(&out).len() >= total);
-    let expected: Vec<String> = numbered_lines(0, total).lines().map(str::to_owned).collect();
-    assert_eq!(lines(&out), expected, "the sink file must hold every line once, in order");
+    wait_until(
+        "200,000 lines in the sink file",
+        Duration::from_secs(180),
+        || lines(&out).len() >= total,
+    );
+    let expected: Vec<String> = numbered_lines(0, total)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        lines(&out),
+        expected,
+        "the sink file must hold every line once, in order"
+    );
     assert_eq!(topic_records(&topic), total as i64);
     ferry.stop();
 
     // More lines arrive while the worker is down; the restart must pick up exactly there.
     let more = numbered_lines(total, total + 1000);
-    let mut input = std::fs::OpenOptions::new().append(true).open(dir.path().join("in.txt")).unwrap();
+    let mut input = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("in.txt"))
+        .unwrap();
     std::io::Write::write_all(&mut input, more.as_bytes()).unwrap();
     let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
-    wait_until("the appended lines in the sink file", Duration::from_secs(60), || lines(&out).len() >= total + 1000);
-    let expected: Vec<String> = numbered_lines(0, total + 1000).lines().map(str::to_owned).collect();
+    wait_until(
+        "the appended lines in the sink file",
+        Duration::from_secs(60),
+        || lines(&out).len() >= total + 1000,
+    );
+    let expected: Vec<String> = numbered_lines(0, total + 1000)
+        .lines()
+        .map(str::to_owned)
+        .collect();
     // A graceful stop commits both sides, so nothing is read or written twice.
     assert_eq!(lines(&out), expected);
     assert_eq!(topic_records(&topic), (total + 1000) as i64);
@@ -59,27 +80,45 @@ fn kill_dash_nine_mid_stream_loses_no_line() {
     let out = dir.path().join("out.txt");
 
     let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
-    wait_until("some lines in the sink file", Duration::from_secs(120), || {
-        let n = lines(&out).len();
-        if n == 0 && ferry.get("/").is_none() {
-            panic!("ferry is not answering; log: {}", ferry.log_text());
-        }
-        n >= 10_000
-    });
+    wait_until(
+        "some lines in the sink file",
+        Duration::from_secs(120),
+        || {
+            let n = lines(&out).len();
+            if n == 0 && ferry.get("/").is_none() {
+                panic!("ferry is not answering; log: {}", ferry.log_text());
+            }
+            n >= 10_000
+        },
+    );
     ferry.kill9();
     let at_crash = lines(&out).len();
-    assert!(at_crash < total, "the crash should happen mid-stream (had {at_crash} lines)");
+    assert!(
+        at_crash < total,
+        "the crash should happen mid-stream (had {at_crash} lines)"
+    );
 
     let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
-    let expected: Vec<String> = numbered_lines(0, total).lines().map(str::to_owned).collect();
-    wait_until("every line in the sink file after the restart", Duration::from_secs(180), || {
-        let got: std::collections::HashSet<String> = lines(&out).into_iter().collect();
-        expected.iter().all(|l| got.contains(l))
-    });
+    let expected: Vec<String> = numbered_lines(0, total)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    wait_until(
+        "every line in the sink file after the restart",
+        Duration::from_secs(180),
+        || {
+            let got: std::collections::HashSet<String> = lines(&out).into_iter().collect();
+            expected.iter().all(|l| got.contains(l))
+        },
+    );
     // Duplicates are allowed (at-least-once), but no line may be missing or invented.
     let got = lines(&out);
     let distinct: std::collections::BTreeSet<&String> = got.iter().collect();
-    assert_eq!(distinct.len(), total, "every line exactly once after removing duplicates");
+    assert_eq!(
+        distinct.len(),
+        total,
+        "every line exactly once after removing duplicates"
+    );
     assert!(got.iter().all(|l| l.starts_with("line ")));
     ferry.stop();
 }
@@ -90,21 +129,55 @@ fn a_failing_task_is_failed_with_its_trace_and_the_other_connector_keeps_running
     let (topic, port) = (unique("healthy"), port());
     write_file(&dir.path().join("in.txt"), &numbered_lines(0, 100));
     let worker = worker_properties(dir.path(), port, 1000);
-    let healthy = connector_file(dir.path(), "healthy", &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}\n", dir.path().join("in.txt").display()));
+    let healthy = connector_file(
+        dir.path(),
+        "healthy",
+        &format!(
+            "connector.class=FileStreamSource\nfile={}\ntopic={topic}\n",
+            dir.path().join("in.txt").display()
+        ),
+    );
     // Reading a directory fails in the task's poll.
-    let broken = connector_file(dir.path(), "broken", &format!("connector.class=FileStreamSource\nfile={}\ntopic={}\n", dir.path().display(), unique("never")));
+    let broken = connector_file(
+        dir.path(),
+        "broken",
+        &format!(
+            "connector.class=FileStreamSource\nfile={}\ntopic={}\n",
+            dir.path().display(),
+            unique("never")
+        ),
+    );
     let ferry = Ferry::start(dir.path(), port, &worker, &[healthy, broken]);
 
-    wait_until("the broken task to be FAILED", Duration::from_secs(60), || ferry.task_state("broken", 0).as_deref() == Some("FAILED"));
+    wait_until(
+        "the broken task to be FAILED",
+        Duration::from_secs(60),
+        || ferry.task_state("broken", 0).as_deref() == Some("FAILED"),
+    );
     let status = ferry.status("broken");
-    let trace = status["tasks"][0]["trace"].as_str().unwrap_or_default().to_owned();
-    assert!(trace.contains("Error while reading from the source file"), "trace: {trace}");
+    let trace = status["tasks"][0]["trace"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        trace.contains("Error while reading from the source file"),
+        "trace: {trace}"
+    );
     assert_eq!(status["connector"]["state"], "RUNNING");
-    wait_until("the healthy connector's records", Duration::from_secs(60), || topic_records(&topic) == 100);
+    wait_until(
+        "the healthy connector's records",
+        Duration::from_secs(60),
+        || topic_records(&topic) == 100,
+    );
     // Lines appended later still flow: the worker and the healthy task were not harmed.
-    let mut input = std::fs::OpenOptions::new().append(true).open(dir.path().join("in.txt")).unwrap();
+    let mut input = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("in.txt"))
+        .unwrap();
     std::io::Write::write_all(&mut input, numbered_lines(100, 150).as_bytes()).unwrap();
-    wait_until("the appended records", Duration::from_secs(60), || topic_records(&topic) == 150);
+    wait_until("the appended records", Duration::from_secs(60), || {
+        topic_records(&topic) == 150
+    });
     assert_eq!(ferry.task_state("healthy", 0).as_deref(), Some("RUNNING"));
     ferry.stop();
 }
@@ -116,25 +189,45 @@ fn bad_input_stops_start_up_naming_the_file_key_and_problem() {
     let worker = worker_properties(dir.path(), port, 1000);
 
     let malformed = dir.path().join("malformed.properties");
-    write_file(&malformed, "name=x\nconnector.class=FileStreamSource\ntopic=\\u12zz\n");
+    write_file(
+        &malformed,
+        "name=x\nconnector.class=FileStreamSource\ntopic=\\u12zz\n",
+    );
     let err = start_fails(dir.path(), &worker, std::slice::from_ref(&malformed));
-    assert!(err.contains("malformed.properties") && err.contains("\\uxxxx"), "{err}");
+    assert!(
+        err.contains("malformed.properties") && err.contains("\\uxxxx"),
+        "{err}"
+    );
 
-    let unknown = connector_file(dir.path(), "unknown", "connector.class=com.example.NoSuchConnector\n");
+    let unknown = connector_file(
+        dir.path(),
+        "unknown",
+        "connector.class=com.example.NoSuchConnector\n",
+    );
     let err = start_fails(dir.path(), &worker, std::slice::from_ref(&unknown));
-    assert!(err.contains("unknown.properties") && err.contains("com.example.NoSuchConnector"), "{err}");
+    assert!(
+        err.contains("unknown.properties") && err.contains("com.example.NoSuchConnector"),
+        "{err}"
+    );
 
     let missing = connector_file(dir.path(), "missing", "connector.class=FileStreamSource\n");
     let err = start_fails(dir.path(), &worker, std::slice::from_ref(&missing));
     assert!(
-        err.contains("missing.properties") && err.contains("Missing required configuration \"topic\" which has no default value."),
+        err.contains("missing.properties")
+            && err.contains("Missing required configuration \"topic\" which has no default value."),
         "{err}"
     );
 
     let bad_worker = dir.path().join("bad-worker.properties");
     write_file(&bad_worker, "offset.flush.interval.ms=often\n");
     let err = start_fails(dir.path(), &bad_worker, &[]);
-    for expected in ["bad-worker.properties", "key.converter", "value.converter", "offset.storage.file.filename", "Invalid value often for configuration offset.flush.interval.ms"] {
+    for expected in [
+        "bad-worker.properties",
+        "key.converter",
+        "value.converter",
+        "offset.storage.file.filename",
+        "Invalid value often for configuration offset.flush.interval.ms",
+    ] {
         assert!(err.contains(expected), "missing {expected:?} in {err}");
     }
 }

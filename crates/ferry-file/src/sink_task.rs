@@ -52,7 +52,10 @@ impl SinkTask for FileStreamSinkTask {
     }
 
     async fn put(&mut self, records: &[SinkRecord]) -> Result<()> {
-        let writer = self.writer.as_mut().ok_or_else(|| ConnectError::other("The sink task was not started"))?;
+        let writer = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| ConnectError::other("The sink task was not started"))?;
         for record in records {
             self.line.clear();
             match &record.value {
@@ -60,21 +63,30 @@ impl SinkTask for FileStreamSinkTask {
                 other => self.line.extend_from_slice(other.to_string().as_bytes()),
             }
             self.line.push(b'\n');
-            writer.write_all(&self.line).await.map_err(|e| io_error("Couldn't write to", &self.filename, e))?;
+            writer
+                .write_all(&self.line)
+                .await
+                .map_err(|e| io_error("Couldn't write to", &self.filename, e))?;
         }
         Ok(())
     }
 
     async fn flush(&mut self, _offsets: &SinkOffsets) -> Result<()> {
         if let Some(writer) = self.writer.as_mut() {
-            writer.flush().await.map_err(|e| io_error("Couldn't flush", &self.filename, e))?;
+            writer
+                .flush()
+                .await
+                .map_err(|e| io_error("Couldn't flush", &self.filename, e))?;
         }
         Ok(())
     }
 
     async fn stop(&mut self) -> Result<()> {
         if let Some(mut writer) = self.writer.take() {
-            writer.flush().await.map_err(|e| io_error("Couldn't flush", &self.filename, e))?;
+            writer
+                .flush()
+                .await
+                .map_err(|e| io_error("Couldn't flush", &self.filename, e))?;
         }
         Ok(())
     }

@@ -12,7 +12,9 @@ use ferry_api::{ConfigMap, ConnectError};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncSeekExt, BufReader};
 
 use crate::source::source_config_def;
-use crate::{FILENAME_FIELD, FILE_CONFIG, POSITION_FIELD, TASK_BATCH_SIZE_CONFIG, TOPIC_CONFIG, VERSION};
+use crate::{
+    FILENAME_FIELD, FILE_CONFIG, POSITION_FIELD, TASK_BATCH_SIZE_CONFIG, TOPIC_CONFIG, VERSION,
+};
 
 /// How long an idle poll waits for the file to grow before answering with no records.
 const IDLE_WAIT: Duration = Duration::from_millis(250);
@@ -38,7 +40,10 @@ pub struct FileStreamSourceTask {
 impl FileStreamSourceTask {
     async fn open(&mut self) -> Result<bool> {
         let Some(filename) = self.filename.clone() else {
-            self.reader = Some(Box::new(BufReader::with_capacity(READ_BUFFER, tokio::io::stdin())));
+            self.reader = Some(Box::new(BufReader::with_capacity(
+                READ_BUFFER,
+                tokio::io::stdin(),
+            )));
             return Ok(true);
         };
         let mut file = match tokio::fs::File::open(&filename).await {
@@ -47,9 +52,17 @@ impl FileStreamSourceTask {
                 tracing::warn!(file = %filename, "Couldn't find file for FileStreamSourceTask, sleeping to wait for it to be created");
                 return Ok(false);
             }
-            Err(e) => return Err(ConnectError::with_source(format!("Couldn't open file {filename}"), e)),
+            Err(e) => {
+                return Err(ConnectError::with_source(
+                    format!("Couldn't open file {filename}"),
+                    e,
+                ))
+            }
         };
-        let partition = Arc::new(OffsetMap::from([(FILENAME_FIELD.to_owned(), Value::from(filename.as_str()))]));
+        let partition = Arc::new(OffsetMap::from([(
+            FILENAME_FIELD.to_owned(),
+            Value::from(filename.as_str()),
+        )]));
         if let Some(context) = &self.context {
             if let Some(offset) = context.offset_reader.offset(&partition).await? {
                 match offset.get(POSITION_FIELD).and_then(Value::as_i64) {
@@ -58,10 +71,17 @@ impl FileStreamSourceTask {
                         let start = u64::try_from(position).unwrap_or(0);
                         file.seek(std::io::SeekFrom::Start(start))
                             .await
-                            .map_err(|e| ConnectError::with_source(format!("Couldn't seek in file {filename}"), e))?;
+                            .map_err(|e| {
+                                ConnectError::with_source(
+                                    format!("Couldn't seek in file {filename}"),
+                                    e,
+                                )
+                            })?;
                         self.position = position;
                     }
-                    None => return Err(ConnectError::other("Offset position is the incorrect type")),
+                    None => {
+                        return Err(ConnectError::other("Offset position is the incorrect type"))
+                    }
                 }
             }
         }
@@ -99,7 +119,9 @@ impl SourceTask for FileStreamSourceTask {
         let config = source_config_def().parse(props)?;
         self.filename = config.string(FILE_CONFIG)?.filter(|f| !f.is_empty());
         self.topic = config.string(TOPIC_CONFIG)?.unwrap_or_default();
-        self.batch_size = usize::try_from(config.int(TASK_BATCH_SIZE_CONFIG)?).unwrap_or(1).max(1);
+        self.batch_size = usize::try_from(config.int(TASK_BATCH_SIZE_CONFIG)?)
+            .unwrap_or(1)
+            .max(1);
         self.context = Some(context);
         Ok(())
     }
@@ -110,11 +132,15 @@ impl SourceTask for FileStreamSourceTask {
             return Ok(Vec::new());
         }
         while self.pending.len() < self.batch_size {
-            let Some(reader) = self.reader.as_mut() else { break };
+            let Some(reader) = self.reader.as_mut() else {
+                break;
+            };
             let read = reader
                 .read_until(b'\n', &mut self.partial)
                 .await
-                .map_err(|e| ConnectError::with_source("Error while reading from the source file", e))?;
+                .map_err(|e| {
+                    ConnectError::with_source("Error while reading from the source file", e)
+                })?;
             if read == 0 || self.partial.last() != Some(&b'\n') {
                 break;
             }

@@ -29,23 +29,40 @@ pub struct TopicSpec {
 
 impl Admin {
     pub fn new(config: &ClientConfig) -> Result<Self, KafkaClientError> {
-        let admin = config.create().map_err(|source| KafkaClientError::Create { role: "admin", source })?;
-        let meta = config.create().map_err(|source| KafkaClientError::Create { role: "admin", source })?;
+        let admin = config.create().map_err(|source| KafkaClientError::Create {
+            role: "admin",
+            source,
+        })?;
+        let meta = config.create().map_err(|source| KafkaClientError::Create {
+            role: "admin",
+            source,
+        })?;
         Ok(Admin { admin, meta })
     }
 
     /// Creates a topic; `Ok(false)` when it already existed.
     pub async fn create_topic(&self, spec: &TopicSpec) -> Result<bool, KafkaClientError> {
-        let mut topic = NewTopic::new(&spec.name, spec.partitions, TopicReplication::Fixed(spec.replication_factor));
+        let mut topic = NewTopic::new(
+            &spec.name,
+            spec.partitions,
+            TopicReplication::Fixed(spec.replication_factor),
+        );
         for (k, v) in &spec.configs {
             topic = topic.set(k, v);
         }
         let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-        let results = self.admin.create_topics([&topic], &opts).await.map_err(KafkaClientError::op("create topic"))?;
+        let results = self
+            .admin
+            .create_topics([&topic], &opts)
+            .await
+            .map_err(KafkaClientError::op("create topic"))?;
         match results.into_iter().next() {
             Some(Ok(_)) => Ok(true),
             Some(Err((_, RDKafkaErrorCode::TopicAlreadyExists))) => Ok(false),
-            Some(Err((name, code))) => Err(KafkaClientError::Topic { topic: name, message: code.to_string() }),
+            Some(Err((name, code))) => Err(KafkaClientError::Topic {
+                topic: name,
+                message: code.to_string(),
+            }),
             None => Ok(false),
         }
     }
@@ -56,16 +73,31 @@ impl Admin {
     }
 
     /// Partition count of a topic, or `None` when it does not exist.
-    pub fn partition_count(&self, topic: &str, timeout: Duration) -> Result<Option<usize>, KafkaClientError> {
-        let md = self.meta.fetch_metadata(Some(topic), timeout).map_err(KafkaClientError::op("fetch metadata"))?;
-        Ok(md.topics().iter().find(|t| t.name() == topic).and_then(|t| match t.error() {
-            Some(_) => None,
-            None => Some(t.partitions().len()),
-        }))
+    pub fn partition_count(
+        &self,
+        topic: &str,
+        timeout: Duration,
+    ) -> Result<Option<usize>, KafkaClientError> {
+        let md = self
+            .meta
+            .fetch_metadata(Some(topic), timeout)
+            .map_err(KafkaClientError::op("fetch metadata"))?;
+        Ok(md
+            .topics()
+            .iter()
+            .find(|t| t.name() == topic)
+            .and_then(|t| match t.error() {
+                Some(_) => None,
+                None => Some(t.partitions().len()),
+            }))
     }
 
     /// The end offset (high watermark) of each partition of a topic.
-    pub fn end_offsets(&self, topic: &str, timeout: Duration) -> Result<Vec<i64>, KafkaClientError> {
+    pub fn end_offsets(
+        &self,
+        topic: &str,
+        timeout: Duration,
+    ) -> Result<Vec<i64>, KafkaClientError> {
         let count = self.partition_count(topic, timeout)?.unwrap_or(0);
         (0..count)
             .map(|p| {

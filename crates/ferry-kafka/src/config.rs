@@ -25,7 +25,11 @@ impl ClientSettings {
 
 /// A librdkafka config for `role`: Ferry's fixed settings, then each translated layer, logging a
 /// warning for every Java setting that has no librdkafka equivalent.
-pub fn client_config(role: ClientRole, settings: &ClientSettings, fixed: &[(&str, &str)]) -> ClientConfig {
+pub fn client_config(
+    role: ClientRole,
+    settings: &ClientSettings,
+    fixed: &[(&str, &str)],
+) -> ClientConfig {
     let mut config = ClientConfig::new();
     for (k, v) in fixed {
         config.set(*k, *v);

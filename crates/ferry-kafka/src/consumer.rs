@@ -6,8 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::FutureExt;
+use rdkafka::consumer::{
+    BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer,
+};
 use rdkafka::error::KafkaError;
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 use tokio::sync::mpsc;
@@ -46,7 +48,10 @@ struct SinkConsumerContext {
 impl ClientContext for SinkConsumerContext {}
 
 fn partitions_of(tpl: &TopicPartitionList) -> Vec<(String, i32)> {
-    tpl.elements().iter().map(|e| (e.topic().to_owned(), e.partition())).collect()
+    tpl.elements()
+        .iter()
+        .map(|e| (e.topic().to_owned(), e.partition()))
+        .collect()
 }
 
 impl ConsumerContext for SinkConsumerContext {
@@ -59,7 +64,11 @@ impl ConsumerContext for SinkConsumerContext {
             if let Ok(safe) = self.safe_offsets.lock() {
                 for e in tpl.elements() {
                     if let Some(off) = safe.get(&(e.topic().to_owned(), e.partition())) {
-                        let _ = commit.add_partition_offset(e.topic(), e.partition(), Offset::Offset(*off));
+                        let _ = commit.add_partition_offset(
+                            e.topic(),
+                            e.partition(),
+                            Offset::Offset(*off),
+                        );
                     }
                 }
             }
@@ -68,13 +77,17 @@ impl ConsumerContext for SinkConsumerContext {
                     tracing::warn!(%error, "Could not commit offsets of revoked partitions");
                 }
             }
-            let _ = self.events.send(RebalanceEvent::Revoked(partitions_of(tpl)));
+            let _ = self
+                .events
+                .send(RebalanceEvent::Revoked(partitions_of(tpl)));
         }
     }
 
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(tpl) = rebalance {
-            let _ = self.events.send(RebalanceEvent::Assigned(partitions_of(tpl)));
+            let _ = self
+                .events
+                .send(RebalanceEvent::Assigned(partitions_of(tpl)));
         }
     }
 }
@@ -98,23 +111,41 @@ impl SinkConsumer {
     ) -> Result<(Self, mpsc::UnboundedReceiver<RebalanceEvent>), KafkaClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let safe_offsets = SafeOffsets::default();
-        let context = SinkConsumerContext { events: tx, safe_offsets: safe_offsets.clone() };
+        let context = SinkConsumerContext {
+            events: tx,
+            safe_offsets: safe_offsets.clone(),
+        };
         let inner: StreamConsumer<SinkConsumerContext> = config
             .create_with_context(context)
-            .map_err(|source| KafkaClientError::Create { role: "consumer", source })?;
+            .map_err(|source| KafkaClientError::Create {
+                role: "consumer",
+                source,
+            })?;
         let topics: Vec<String> = match subscription {
             Subscription::Topics(t) => t.clone(),
             // Java matches the whole topic name; librdkafka treats a leading '^' as a regex.
             Subscription::Regex(r) => vec![format!("^(?:{r})$")],
         };
         let refs: Vec<&str> = topics.iter().map(String::as_str).collect();
-        inner.subscribe(&refs).map_err(KafkaClientError::op("subscribe"))?;
-        Ok((SinkConsumer { inner, safe_offsets }, rx))
+        inner
+            .subscribe(&refs)
+            .map_err(KafkaClientError::op("subscribe"))?;
+        Ok((
+            SinkConsumer {
+                inner,
+                safe_offsets,
+            },
+            rx,
+        ))
     }
 
     /// Up to `max` records: waits up to `timeout` for the first, then takes what is ready.
     /// Cancel-safe: no record is lost if the future is dropped before it completes.
-    pub async fn poll_batch(&self, max: usize, timeout: Duration) -> Result<Vec<ConsumedRecord>, KafkaClientError> {
+    pub async fn poll_batch(
+        &self,
+        max: usize,
+        timeout: Duration,
+    ) -> Result<Vec<ConsumedRecord>, KafkaClientError> {
         let mut batch = Vec::new();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
@@ -143,14 +174,24 @@ impl SinkConsumer {
     }
 
     /// Commits `next offsets` (the offset of the next record to read) per partition.
-    pub fn commit(&self, offsets: &HashMap<(String, i32), i64>, sync: bool) -> Result<(), KafkaClientError> {
+    pub fn commit(
+        &self,
+        offsets: &HashMap<(String, i32), i64>,
+        sync: bool,
+    ) -> Result<(), KafkaClientError> {
         let mut tpl = TopicPartitionList::new();
         for ((topic, partition), off) in offsets {
             tpl.add_partition_offset(topic, *partition, Offset::Offset(*off))
                 .map_err(KafkaClientError::op("commit"))?;
         }
-        let mode = if sync { CommitMode::Sync } else { CommitMode::Async };
-        self.inner.commit(&tpl, mode).map_err(KafkaClientError::op("commit"))?;
+        let mode = if sync {
+            CommitMode::Sync
+        } else {
+            CommitMode::Async
+        };
+        self.inner
+            .commit(&tpl, mode)
+            .map_err(KafkaClientError::op("commit"))?;
         if let Ok(mut safe) = self.safe_offsets.lock() {
             safe.extend(offsets.iter().map(|(k, v)| (k.clone(), *v)));
         }
@@ -158,21 +199,34 @@ impl SinkConsumer {
     }
 
     pub fn pause(&self, partitions: &[(String, i32)]) -> Result<(), KafkaClientError> {
-        self.inner.pause(&tpl_of(partitions)).map_err(KafkaClientError::op("pause"))
+        self.inner
+            .pause(&tpl_of(partitions))
+            .map_err(KafkaClientError::op("pause"))
     }
 
     pub fn resume(&self, partitions: &[(String, i32)]) -> Result<(), KafkaClientError> {
-        self.inner.resume(&tpl_of(partitions)).map_err(KafkaClientError::op("resume"))
+        self.inner
+            .resume(&tpl_of(partitions))
+            .map_err(KafkaClientError::op("resume"))
     }
 
     pub fn seek(&self, topic: &str, partition: i32, offset: i64) -> Result<(), KafkaClientError> {
         self.inner
-            .seek(topic, partition, Offset::Offset(offset), Duration::from_secs(10))
+            .seek(
+                topic,
+                partition,
+                Offset::Offset(offset),
+                Duration::from_secs(10),
+            )
             .map_err(KafkaClientError::op("seek"))
     }
 
     /// The committed offsets of `partitions` in the group (absent when none is committed).
-    pub fn committed(&self, partitions: &[(String, i32)], timeout: Duration) -> Result<HashMap<(String, i32), i64>, KafkaClientError> {
+    pub fn committed(
+        &self,
+        partitions: &[(String, i32)],
+        timeout: Duration,
+    ) -> Result<HashMap<(String, i32), i64>, KafkaClientError> {
         let tpl = self
             .inner
             .committed_offsets(tpl_of(partitions), timeout)
@@ -189,7 +243,11 @@ impl SinkConsumer {
 
     /// Leaves the group after a final commit of `offsets`.
     pub fn close(self, offsets: &HashMap<(String, i32), i64>) -> Result<(), KafkaClientError> {
-        let result = if offsets.is_empty() { Ok(()) } else { self.commit(offsets, true) };
+        let result = if offsets.is_empty() {
+            Ok(())
+        } else {
+            self.commit(offsets, true)
+        };
         self.inner.unsubscribe();
         result
     }
@@ -203,7 +261,10 @@ fn transient_or_fatal(e: KafkaError) -> Result<(), KafkaClientError> {
             tracing::warn!(error = %code, "Consumer reported an error; polling on");
             Ok(())
         }
-        other => Err(KafkaClientError::Operation { operation: "consumer poll", source: other }),
+        other => Err(KafkaClientError::Operation {
+            operation: "consumer poll",
+            source: other,
+        }),
     }
 }
 
@@ -223,7 +284,11 @@ fn owned<M: Message>(msg: &M) -> ConsumedRecord {
     };
     let headers = msg
         .headers()
-        .map(|h| h.iter().map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec))).collect())
+        .map(|h| {
+            h.iter()
+                .map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec)))
+                .collect()
+        })
         .unwrap_or_default();
     ConsumedRecord {
         topic: msg.topic().to_owned(),

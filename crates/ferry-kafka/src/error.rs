@@ -17,7 +17,10 @@ pub enum KafkaClientError {
         source: KafkaError,
     },
     #[error("{operation} timed out after {timeout_ms} ms")]
-    Timeout { operation: &'static str, timeout_ms: u64 },
+    Timeout {
+        operation: &'static str,
+        timeout_ms: u64,
+    },
     #[error("topic {topic}: {message}")]
     Topic { topic: String, message: String },
 }

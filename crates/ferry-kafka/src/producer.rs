@@ -39,7 +39,10 @@ impl ProducerContext for AckContext {
 
     fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
         let result = match result {
-            Ok(msg) => Ok(Delivered { partition: msg.partition(), offset: msg.offset() }),
+            Ok(msg) => Ok(Delivered {
+                partition: msg.partition(),
+                offset: msg.offset(),
+            }),
             Err((err, _)) => Err(err.clone()),
         };
         // The receiver is gone only when the task has stopped caring about acknowledgements.
@@ -74,17 +77,23 @@ pub struct AckingProducer {
 }
 
 impl AckingProducer {
-    pub fn new(config: &ClientConfig) -> Result<(Self, mpsc::UnboundedReceiver<Ack>), KafkaClientError> {
+    pub fn new(
+        config: &ClientConfig,
+    ) -> Result<(Self, mpsc::UnboundedReceiver<Ack>), KafkaClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let inner = config
             .create_with_context(AckContext { acks: tx })
-            .map_err(|source| KafkaClientError::Create { role: "producer", source })?;
+            .map_err(|source| KafkaClientError::Create {
+                role: "producer",
+                source,
+            })?;
         Ok((AckingProducer { inner }, rx))
     }
 
     /// Queues one record; its acknowledgement arrives later with `seq`.
     pub fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
-        let mut base: BaseRecord<'_, [u8], [u8], usize> = BaseRecord::with_opaque_to(record.topic, seq);
+        let mut base: BaseRecord<'_, [u8], [u8], usize> =
+            BaseRecord::with_opaque_to(record.topic, seq);
         if let Some(p) = record.partition {
             base = base.partition(p);
         }
@@ -104,21 +113,28 @@ impl AckingProducer {
             }
             base = base.headers(headers);
         }
-        self.inner.send(base).map_err(|(err, _)| match err.rdkafka_error_code() {
-            Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
-            _ => SendError::Fatal(err),
-        })
+        self.inner
+            .send(base)
+            .map_err(|(err, _)| match err.rdkafka_error_code() {
+                Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
+                _ => SendError::Fatal(err),
+            })
     }
 
     /// Waits until every queued record has been acknowledged or failed.
     pub fn flush(&self, timeout: Duration) -> Result<(), KafkaClientError> {
-        self.inner.flush(timeout).map_err(|source| match source.rdkafka_error_code() {
-            Some(RDKafkaErrorCode::OperationTimedOut) => KafkaClientError::Timeout {
-                operation: "producer flush",
-                timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
-            },
-            _ => KafkaClientError::Operation { operation: "producer flush", source },
-        })
+        self.inner
+            .flush(timeout)
+            .map_err(|source| match source.rdkafka_error_code() {
+                Some(RDKafkaErrorCode::OperationTimedOut) => KafkaClientError::Timeout {
+                    operation: "producer flush",
+                    timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+                },
+                _ => KafkaClientError::Operation {
+                    operation: "producer flush",
+                    source,
+                },
+            })
     }
 
     /// Records queued or in flight.

@@ -16,9 +16,16 @@ use crate::entities::{connector_info, connector_status};
 use crate::error::ApiError;
 use crate::AppState;
 
-pub(crate) async fn list(State(state): State<AppState>, Query(q): Query<Vec<(String, String)>>) -> Result<Json<Value>, ApiError> {
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
     let names = state.herder.connectors().await;
-    let expands: Vec<&str> = q.iter().filter(|(k, _)| k == "expand").map(|(_, v)| v.as_str()).collect();
+    let expands: Vec<&str> = q
+        .iter()
+        .filter(|(k, _)| k == "expand")
+        .map(|(_, v)| v.as_str())
+        .collect();
     if expands.is_empty() {
         return Ok(Json(json!(names)));
     }
@@ -68,7 +75,10 @@ fn target_state(initial: Option<&str>) -> Result<TargetState, ApiError> {
         None | Some("RUNNING") => Ok(TargetState::Started),
         Some("PAUSED") => Ok(TargetState::Paused),
         Some("STOPPED") => Ok(TargetState::Stopped),
-        Some(other) => Err(ApiError::new(StatusCode::BAD_REQUEST, format!("Invalid initial state {other}"))),
+        Some(other) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("Invalid initial state {other}"),
+        )),
     }
 }
 
@@ -78,26 +88,53 @@ pub(crate) async fn create(
 ) -> Result<Response, ApiError> {
     let Json(req) = body?;
     let config = string_map(req.config.unwrap_or_default());
-    let name = req.name.map(|n| n.trim().to_owned()).or_else(|| config.get("name").cloned()).unwrap_or_default();
+    let name = req
+        .name
+        .map(|n| n.trim().to_owned())
+        .or_else(|| config.get("name").cloned())
+        .unwrap_or_default();
     if name.is_empty() {
-        return Err(ApiError::new(StatusCode::BAD_REQUEST, "Connector name is null."));
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "Connector name is null.",
+        ));
     }
     if let Some(config_name) = config.get("name") {
         if config_name != &name {
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, "Connector name configuration (".to_owned() + config_name + ") doesn't match connector name in the URL (" + &name + ")"));
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "Connector name configuration (".to_owned()
+                    + config_name
+                    + ") doesn't match connector name in the URL ("
+                    + &name
+                    + ")",
+            ));
         }
     }
     let initial = target_state(req.initial_state.as_deref())?;
-    let (_, info) = state.herder.put_connector_config(&name, config, false, initial).await?;
+    let (_, info) = state
+        .herder
+        .put_connector_config(&name, config, false, initial)
+        .await?;
     Ok((StatusCode::CREATED, Json(connector_info(&info))).into_response())
 }
 
-pub(crate) async fn info(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
-    Ok(Json(connector_info(&state.herder.connector_info(&name).await?)))
+pub(crate) async fn info(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(connector_info(
+        &state.herder.connector_info(&name).await?,
+    )))
 }
 
-pub(crate) async fn config(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
-    Ok(Json(json!(state.herder.connector_info(&name).await?.config)))
+pub(crate) async fn config(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(json!(
+        state.herder.connector_info(&name).await?.config
+    )))
 }
 
 pub(crate) async fn put_config(
@@ -109,24 +146,49 @@ pub(crate) async fn put_config(
     let config = string_map(config);
     if let Some(config_name) = config.get("name") {
         if config_name != &name {
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, "Connector name configuration (".to_owned() + config_name + ") doesn't match connector name in the URL (" + &name + ")"));
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "Connector name configuration (".to_owned()
+                    + config_name
+                    + ") doesn't match connector name in the URL ("
+                    + &name
+                    + ")",
+            ));
         }
     }
-    let (written, info) = state.herder.put_connector_config(&name, config, true, TargetState::Started).await?;
-    let status = if written == Written::Created { StatusCode::CREATED } else { StatusCode::OK };
+    let (written, info) = state
+        .herder
+        .put_connector_config(&name, config, true, TargetState::Started)
+        .await?;
+    let status = if written == Written::Created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((status, Json(connector_info(&info))).into_response())
 }
 
-pub(crate) async fn delete(State(state): State<AppState>, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
+pub(crate) async fn delete(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
     state.herder.delete_connector(&name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
-pub(crate) async fn status(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
-    Ok(Json(connector_status(&state.herder.connector_status(&name).await?)))
+pub(crate) async fn status(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(connector_status(
+        &state.herder.connector_status(&name).await?,
+    )))
 }
 
-pub(crate) async fn tasks(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
+pub(crate) async fn tasks(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
     let info = state.herder.connector_info(&name).await?;
     let tasks: Vec<Value> = info
         .tasks

@@ -15,7 +15,10 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        ApiError { status, message: message.into() }
+        ApiError {
+            status,
+            message: message.into(),
+        }
     }
 }
 
@@ -24,7 +27,11 @@ impl IntoResponse for ApiError {
         if self.status.is_server_error() {
             tracing::error!(status = self.status.as_u16(), message = %self.message, "REST request failed");
         }
-        (self.status, Json(json!({"error_code": self.status.as_u16(), "message": self.message}))).into_response()
+        (
+            self.status,
+            Json(json!({"error_code": self.status.as_u16(), "message": self.message})),
+        )
+            .into_response()
     }
 }
 

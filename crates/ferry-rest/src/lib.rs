@@ -26,9 +26,18 @@ pub struct AppState {
 pub fn router(herder: Arc<dyn Herder>) -> Router {
     Router::new()
         .route("/", get(root::server_info))
-        .route("/connectors", get(connectors::list).post(connectors::create))
-        .route("/connectors/{name}", get(connectors::info).delete(connectors::delete))
-        .route("/connectors/{name}/config", get(connectors::config).put(connectors::put_config))
+        .route(
+            "/connectors",
+            get(connectors::list).post(connectors::create),
+        )
+        .route(
+            "/connectors/{name}",
+            get(connectors::info).delete(connectors::delete),
+        )
+        .route(
+            "/connectors/{name}/config",
+            get(connectors::config).put(connectors::put_config),
+        )
         .route("/connectors/{name}/status", get(connectors::status))
         .route("/connectors/{name}/tasks", get(connectors::tasks))
         .fallback(error::not_found_fallback)

@@ -41,11 +41,19 @@ pub async fn serve(
     let addr = parse_listener(listener)?;
     let socket = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|source| ServeError::Bind { addr: addr.to_string(), source })?;
-    let bound = socket.local_addr().map_err(|source| ServeError::Bind { addr: addr.to_string(), source })?;
+        .map_err(|source| ServeError::Bind {
+            addr: addr.to_string(),
+            source,
+        })?;
+    let bound = socket.local_addr().map_err(|source| ServeError::Bind {
+        addr: addr.to_string(),
+        source,
+    })?;
     let app = crate::router(herder);
     let handle = tokio::spawn(async move {
-        let result = axum::serve(socket, app).with_graceful_shutdown(shutdown.cancelled_owned()).await;
+        let result = axum::serve(socket, app)
+            .with_graceful_shutdown(shutdown.cancelled_owned())
+            .await;
         if let Err(error) = result {
             tracing::error!(%error, "REST server failed");
         }

@@ -99,7 +99,12 @@ impl StatusStore for MemoryStatusStore {
     fn tasks(&self, connector: &str) -> Vec<(usize, Status)> {
         self.tasks
             .lock()
-            .map(|m| m.iter().filter(|(id, _)| id.connector == connector).map(|(id, s)| (id.task, s.clone())).collect())
+            .map(|m| {
+                m.iter()
+                    .filter(|(id, _)| id.connector == connector)
+                    .map(|(id, s)| (id.task, s.clone()))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 

@@ -68,7 +68,10 @@ mod tests {
     fn java_like_strings() {
         assert_eq!(Value::from("line").to_string(), "line");
         assert_eq!(Value::Float64(1.0).to_string(), "1.0");
-        assert_eq!(Value::Array(vec![Value::Int32(1), Value::Int32(2)]).to_string(), "[1, 2]");
+        assert_eq!(
+            Value::Array(vec![Value::Int32(1), Value::Int32(2)]).to_string(),
+            "[1, 2]"
+        );
         let schema = SchemaBuilder::struct_()
             .field("a", Schema::int32())
             .field("b", Schema::optional_string())

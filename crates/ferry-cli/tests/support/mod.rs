@@ -21,8 +21,15 @@ pub fn bootstrap() -> String {
 /// A name unique to this test run.
 pub fn unique(prefix: &str) -> String {
     static N: AtomicU16 = AtomicU16::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-    format!("{prefix}-{}-{nanos}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "{prefix}-{}-{nanos}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// A REST port no other test of this run uses.
@@ -36,7 +43,10 @@ pub fn port() -> u16 {
 pub fn wait_until(what: &str, timeout: Duration, mut condition: impl FnMut() -> bool) {
     let deadline = Instant::now() + timeout;
     while !condition() {
-        assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for {what}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -46,7 +56,9 @@ pub fn write_file(path: &Path, contents: &str) {
 }
 
 pub fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path).map(|s| s.lines().map(str::to_owned).collect()).unwrap_or_default()
+    std::fs::read_to_string(path)
+        .map(|s| s.lines().map(str::to_owned).collect())
+        .unwrap_or_default()
 }
 
 pub fn numbered_lines(from: usize, to: usize) -> String {
@@ -100,38 +112,60 @@ impl Ferry {
             .spawn()
             .unwrap();
         let ferry = Ferry { child, port, log };
-        wait_until("the REST API to answer", Duration::from_secs(60), || ferry.get("/").is_some());
+        wait_until("the REST API to answer", Duration::from_secs(60), || {
+            ferry.get("/").is_some()
+        });
         ferry
     }
 
     /// A GET request; `None` when the worker does not answer.
     pub fn get(&self, path: &str) -> Option<(u16, serde_json::Value)> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
-        stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .ok()?;
         write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
         let mut response = String::new();
         stream.read_to_string(&mut response).ok()?;
         let (head, body) = response.split_once("\r\n\r\n")?;
         let code = head.split_whitespace().nth(1)?.parse().ok()?;
-        Some((code, serde_json::from_str(body).unwrap_or(serde_json::Value::Null)))
+        Some((
+            code,
+            serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+        ))
     }
 
     pub fn task_state(&self, connector: &str, task: usize) -> Option<String> {
         let (_, status) = self.get(&format!("/connectors/{connector}/status"))?;
-        status["tasks"].as_array()?.iter().find(|t| t["id"] == task)?["state"].as_str().map(str::to_owned)
+        status["tasks"]
+            .as_array()?
+            .iter()
+            .find(|t| t["id"] == task)?["state"]
+            .as_str()
+            .map(str::to_owned)
     }
 
     pub fn status(&self, connector: &str) -> serde_json::Value {
-        self.get(&format!("/connectors/{connector}/status")).map(|(_, v)| v).unwrap_or_default()
+        self.get(&format!("/connectors/{connector}/status"))
+            .map(|(_, v)| v)
+            .unwrap_or_default()
     }
 
     /// SIGTERM and wait: the graceful stop path.
     pub fn stop(mut self) {
-        Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap();
+        Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "ferry exited with {status}; log: {}", self.log_text());
+                assert!(
+                    status.success(),
+                    "ferry exited with {status}; log: {}",
+                    self.log_text()
+                );
                 return;
             }
             assert!(Instant::now() < deadline, "ferry did not stop within 60 s");
@@ -176,5 +210,8 @@ pub fn topic_records(topic: &str) -> i64 {
     let mut config = ClientConfig::new();
     config.set("bootstrap.servers", bootstrap());
     let admin = Admin::new(&config).unwrap();
-    admin.end_offsets(topic, Duration::from_secs(10)).map(|v| v.iter().sum()).unwrap_or(0)
+    admin
+        .end_offsets(topic, Duration::from_secs(10))
+        .map(|v| v.iter().sum())
+        .unwrap_or(0)
 }

@@ -1,7 +1,8 @@
 //! Settings every connector has (Java's `ConnectorConfig`, `SinkConnectorConfig`).
 
 use ferry_api::config::{
-    ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, KeyProblem, ParsedConfig, Validator, Width,
+    ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, KeyProblem,
+    ParsedConfig, Validator, Width,
 };
 use ferry_api::ConfigMap;
 
@@ -100,13 +101,27 @@ pub fn sink_topic_problems(props: &ConfigMap) -> Vec<KeyProblem> {
     let has = |k: &str| props.get(k).is_some_and(|v| !v.trim().is_empty());
     let mut problems = Vec::new();
     if has(TOPICS) && has(TOPICS_REGEX) {
-        let message = format!("{TOPICS} and {TOPICS_REGEX} are mutually exclusive options, but both are set.");
-        problems.push(KeyProblem { key: TOPICS.to_owned(), message: message.clone() });
-        problems.push(KeyProblem { key: TOPICS_REGEX.to_owned(), message });
+        let message = format!(
+            "{TOPICS} and {TOPICS_REGEX} are mutually exclusive options, but both are set."
+        );
+        problems.push(KeyProblem {
+            key: TOPICS.to_owned(),
+            message: message.clone(),
+        });
+        problems.push(KeyProblem {
+            key: TOPICS_REGEX.to_owned(),
+            message,
+        });
     } else if !has(TOPICS) && !has(TOPICS_REGEX) {
         let message = format!("Must configure one of {TOPICS} or {TOPICS_REGEX}");
-        problems.push(KeyProblem { key: TOPICS.to_owned(), message: message.clone() });
-        problems.push(KeyProblem { key: TOPICS_REGEX.to_owned(), message });
+        problems.push(KeyProblem {
+            key: TOPICS.to_owned(),
+            message: message.clone(),
+        });
+        problems.push(KeyProblem {
+            key: TOPICS_REGEX.to_owned(),
+            message,
+        });
     }
     if let Some(regex) = props.get(TOPICS_REGEX).filter(|r| !r.trim().is_empty()) {
         if let Err(e) = regex::Regex::new(regex) {
@@ -131,9 +146,16 @@ pub struct ConnectorConfig {
 impl ConnectorConfig {
     /// Parses the common keys (and, for sinks, the topic keys), naming every bad key.
     pub fn parse(props: &ConfigMap, sink: bool) -> Result<Self, ConfigError> {
-        let def = if sink { sink_connector_config_def() } else { connector_config_def() };
+        let def = if sink {
+            sink_connector_config_def()
+        } else {
+            connector_config_def()
+        };
         let mut problems = Vec::new();
-        let parsed = def.parse(props).map_err(|e| problems.extend(e.problems)).ok();
+        let parsed = def
+            .parse(props)
+            .map_err(|e| problems.extend(e.problems))
+            .ok();
         if sink {
             problems.extend(sink_topic_problems(props));
         }
@@ -154,24 +176,40 @@ mod tests {
     use super::*;
 
     fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
     }
 
     #[test]
     fn sink_needs_exactly_one_of_topics_and_regex() {
         let base = [("name", "s"), ("connector.class", "FileStreamSink")];
         let err = ConnectorConfig::parse(&props(&base), true).unwrap_err();
-        assert!(err.problems.iter().all(|p| p.message == "Must configure one of topics or topics.regex"));
+        assert!(err
+            .problems
+            .iter()
+            .all(|p| p.message == "Must configure one of topics or topics.regex"));
         let mut both = base.to_vec();
         both.extend([("topics", "a"), ("topics.regex", "a.*")]);
         let err = ConnectorConfig::parse(&props(&both), true).unwrap_err();
-        assert_eq!(err.problems[0].message, "topics and topics.regex are mutually exclusive options, but both are set.");
+        assert_eq!(
+            err.problems[0].message,
+            "topics and topics.regex are mutually exclusive options, but both are set."
+        );
     }
 
     #[test]
     fn every_bad_common_key_is_named() {
-        let err = ConnectorConfig::parse(&props(&[("tasks.max", "0"), ("errors.tolerance", "some")]), false).unwrap_err();
+        let err = ConnectorConfig::parse(
+            &props(&[("tasks.max", "0"), ("errors.tolerance", "some")]),
+            false,
+        )
+        .unwrap_err();
         let keys: Vec<_> = err.problems.iter().map(|p| p.key.as_str()).collect();
-        assert_eq!(keys, vec!["name", "connector.class", "tasks.max", "errors.tolerance"]);
+        assert_eq!(
+            keys,
+            vec!["name", "connector.class", "tasks.max", "errors.tolerance"]
+        );
     }
 }

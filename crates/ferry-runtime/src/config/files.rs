@@ -29,14 +29,19 @@ pub struct ConnectorFile {
 }
 
 fn read(path: &Path) -> Result<String, ConfigFileError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read { path: path.display().to_string(), source })
+    std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 /// Reads a `.properties` file into a map.
 pub fn load_properties(path: &Path) -> Result<ConfigMap, ConfigFileError> {
     let text = read(path)?;
-    let entries = parse_properties(&text)
-        .map_err(|e| ConfigFileError::Malformed { path: path.display().to_string(), message: e.to_string() })?;
+    let entries = parse_properties(&text).map_err(|e| ConfigFileError::Malformed {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     Ok(entries.into_iter().collect())
 }
 
@@ -52,10 +57,13 @@ struct JsonConnectorFile {
 pub fn load_connector_file(path: &Path) -> Result<ConnectorFile, ConfigFileError> {
     let text = read(path)?;
     let display = path.display().to_string();
-    let malformed = |message: String| ConfigFileError::Malformed { path: display.clone(), message };
+    let malformed = |message: String| ConfigFileError::Malformed {
+        path: display.clone(),
+        message,
+    };
     if text.trim_start().starts_with('{') {
-        let parsed: JsonConnectorFile =
-            serde_json::from_str(&text).map_err(|e| malformed(format!("not a valid connector JSON file: {e}")))?;
+        let parsed: JsonConnectorFile = serde_json::from_str(&text)
+            .map_err(|e| malformed(format!("not a valid connector JSON file: {e}")))?;
         let mut config = ConfigMap::new();
         for (k, v) in parsed.config.unwrap_or_default() {
             let text = match v {
@@ -69,16 +77,25 @@ pub fn load_connector_file(path: &Path) -> Result<ConnectorFile, ConfigFileError
             .name
             .or_else(|| config.get("name").cloned())
             .ok_or_else(|| malformed("the connector has no \"name\"".to_owned()))?;
-        config.entry("name".to_owned()).or_insert_with(|| name.clone());
-        return Ok(ConnectorFile { name, config, initial_state: parsed.initial_state });
+        config
+            .entry("name".to_owned())
+            .or_insert_with(|| name.clone());
+        return Ok(ConnectorFile {
+            name,
+            config,
+            initial_state: parsed.initial_state,
+        });
     }
     let entries = parse_properties(&text).map_err(|e| malformed(e.to_string()))?;
     let config: ConfigMap = entries.into_iter().collect();
-    let name = config
-        .get("name")
-        .cloned()
-        .ok_or_else(|| malformed("Missing required configuration \"name\" which has no default value.".to_owned()))?;
-    Ok(ConnectorFile { name, config, initial_state: None })
+    let name = config.get("name").cloned().ok_or_else(|| {
+        malformed("Missing required configuration \"name\" which has no default value.".to_owned())
+    })?;
+    Ok(ConnectorFile {
+        name,
+        config,
+        initial_state: None,
+    })
 }
 
 #[cfg(test)]
@@ -98,12 +115,17 @@ mod tests {
         let f = file("# a source\nname=local-file-source\nconnector.class=FileStreamSource\ntasks.max=1\nfile=test.txt\ntopic=connect-test\n");
         let c = load_connector_file(f.path()).unwrap();
         assert_eq!(c.name, "local-file-source");
-        assert_eq!(c.config.get("topic").map(String::as_str), Some("connect-test"));
+        assert_eq!(
+            c.config.get("topic").map(String::as_str),
+            Some("connect-test")
+        );
     }
 
     #[test]
     fn json_connector_file() {
-        let f = file(r#"{"name":"s","config":{"connector.class":"FileStreamSink","tasks.max":2,"topics":"t"},"initial_state":"PAUSED"}"#);
+        let f = file(
+            r#"{"name":"s","config":{"connector.class":"FileStreamSink","tasks.max":2,"topics":"t"},"initial_state":"PAUSED"}"#,
+        );
         let c = load_connector_file(f.path()).unwrap();
         assert_eq!(c.name, "s");
         assert_eq!(c.config.get("tasks.max").map(String::as_str), Some("2"));
@@ -119,7 +141,9 @@ mod tests {
         let f = file("connector.class=FileStreamSource\n");
         let err = load_connector_file(f.path()).unwrap_err().to_string();
         assert!(err.contains("\"name\""), "{err}");
-        let err = load_properties(Path::new("/nonexistent/worker.properties")).unwrap_err().to_string();
+        let err = load_properties(Path::new("/nonexistent/worker.properties"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("/nonexistent/worker.properties"), "{err}");
     }
 }

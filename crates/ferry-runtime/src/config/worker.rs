@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use ferry_api::config::{ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
+use ferry_api::config::{
+    ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, Validator,
+};
 use ferry_api::ConfigMap;
 
 pub const BOOTSTRAP_SERVERS: &str = "bootstrap.servers";
@@ -66,7 +68,13 @@ const CLIENT_KEYS: &[&str] = &[
     "exactly.once.source.support",
 ];
 
-fn key(name: &str, ty: ConfigType, default: DefaultValue, importance: Importance, doc: &str) -> ConfigKey {
+fn key(
+    name: &str,
+    ty: ConfigType,
+    default: DefaultValue,
+    importance: Importance,
+    doc: &str,
+) -> ConfigKey {
     ConfigKey::new(name, ty, default, importance, doc)
 }
 
@@ -134,7 +142,11 @@ impl WorkerConfig {
 
     fn from_def(def: &ConfigDef, props: &ConfigMap) -> Result<Self, ConfigError> {
         let mut def = def.clone();
-        for k in [OFFSET_FLUSH_INTERVAL_MS, OFFSET_FLUSH_TIMEOUT_MS, TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS] {
+        for k in [
+            OFFSET_FLUSH_INTERVAL_MS,
+            OFFSET_FLUSH_TIMEOUT_MS,
+            TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS,
+        ] {
             if let Some(key) = def.key(k).cloned() {
                 def = def.define(key.validator(Validator::at_least(0.0)));
             }
@@ -145,12 +157,17 @@ impl WorkerConfig {
             bootstrap_servers: parsed.list(BOOTSTRAP_SERVERS)?.join(","),
             key_converter: parsed.string(KEY_CONVERTER)?.unwrap_or_default(),
             value_converter: parsed.string(VALUE_CONVERTER)?.unwrap_or_default(),
-            header_converter: parsed.string(HEADER_CONVERTER)?.unwrap_or_else(|| DEFAULT_HEADER_CONVERTER.to_owned()),
+            header_converter: parsed
+                .string(HEADER_CONVERTER)?
+                .unwrap_or_else(|| DEFAULT_HEADER_CONVERTER.to_owned()),
             offset_flush_interval: millis(parsed.long(OFFSET_FLUSH_INTERVAL_MS)?),
             offset_flush_timeout: millis(parsed.long(OFFSET_FLUSH_TIMEOUT_MS)?),
             task_shutdown_timeout: millis(parsed.long(TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS)?),
             listeners: parsed.list(LISTENERS)?,
-            offset_file: parsed.get(OFFSET_STORAGE_FILE_FILENAME).and_then(|v| v.as_str()).map(str::to_owned),
+            offset_file: parsed
+                .get(OFFSET_STORAGE_FILE_FILENAME)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
             topic_tracking: parsed.boolean(TOPIC_TRACKING_ENABLE)?,
             topic_tracking_allow_reset: parsed.boolean(TOPIC_TRACKING_ALLOW_RESET)?,
         })
@@ -162,14 +179,18 @@ impl WorkerConfig {
         let mut out = Vec::new();
         for k in self.originals.keys() {
             if k == PLUGIN_PATH {
-                out.push("plugin.path is ignored: Ferry's plugins are built into the binary".to_owned());
+                out.push(
+                    "plugin.path is ignored: Ferry's plugins are built into the binary".to_owned(),
+                );
             } else if def.key(k).is_none()
                 && !CLIENT_KEYS.contains(&k.as_str())
                 && !PASS_THROUGH_PREFIXES.iter().any(|p| k.starts_with(p))
                 && !k.starts_with("ssl.")
                 && !k.starts_with("sasl.")
             {
-                out.push(format!("The configuration '{k}' was supplied but isn't a known config."));
+                out.push(format!(
+                    "The configuration '{k}' was supplied but isn't a known config."
+                ));
             }
         }
         out
@@ -179,7 +200,10 @@ impl WorkerConfig {
     pub fn with_prefix(&self, prefix: &str) -> Vec<(String, String)> {
         self.originals
             .iter()
-            .filter_map(|(k, v)| k.strip_prefix(prefix).map(|rest| (rest.to_owned(), v.clone())))
+            .filter_map(|(k, v)| {
+                k.strip_prefix(prefix)
+                    .map(|rest| (rest.to_owned(), v.clone()))
+            })
             .collect()
     }
 }
@@ -189,14 +213,23 @@ mod tests {
     use super::*;
 
     fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
     }
 
     #[test]
     fn defaults_match_java() {
         let c = WorkerConfig::standalone(&props(&[
-            ("key.converter", "org.apache.kafka.connect.json.JsonConverter"),
-            ("value.converter", "org.apache.kafka.connect.json.JsonConverter"),
+            (
+                "key.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
+            (
+                "value.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
             ("offset.storage.file.filename", "/tmp/connect.offsets"),
         ]))
         .unwrap();
@@ -209,9 +242,18 @@ mod tests {
 
     #[test]
     fn missing_keys_are_all_named() {
-        let err = WorkerConfig::standalone(&props(&[("offset.flush.interval.ms", "soon")])).unwrap_err();
+        let err =
+            WorkerConfig::standalone(&props(&[("offset.flush.interval.ms", "soon")])).unwrap_err();
         let keys: Vec<_> = err.problems.iter().map(|p| p.key.as_str()).collect();
-        assert_eq!(keys, vec!["key.converter", "value.converter", "offset.flush.interval.ms", "offset.storage.file.filename"]);
+        assert_eq!(
+            keys,
+            vec![
+                "key.converter",
+                "value.converter",
+                "offset.flush.interval.ms",
+                "offset.storage.file.filename"
+            ]
+        );
     }
 
     #[test]

@@ -34,15 +34,31 @@ fn not_found(name: &str) -> HerderError {
 
 fn state_info(status: Option<Status>, worker_id: &str) -> StateInfo {
     match status {
-        Some(s) => StateInfo { state: s.state, trace: s.trace, worker_id: s.worker_id },
-        None => StateInfo { state: State::Unassigned, trace: None, worker_id: worker_id.to_owned() },
+        Some(s) => StateInfo {
+            state: s.state,
+            trace: s.trace,
+            worker_id: s.worker_id,
+        },
+        None => StateInfo {
+            state: State::Unassigned,
+            trace: None,
+            worker_id: worker_id.to_owned(),
+        },
     }
 }
 
 impl StandaloneHerder {
     /// A herder over `worker`; `reconfigure` carries connectors' requests for new task configs.
-    pub fn new(worker: Arc<Worker>, cluster_id: String, reconfigure: mpsc::UnboundedReceiver<String>) -> Arc<Self> {
-        let herder = Arc::new(StandaloneHerder { worker, connectors: Mutex::default(), cluster_id });
+    pub fn new(
+        worker: Arc<Worker>,
+        cluster_id: String,
+        reconfigure: mpsc::UnboundedReceiver<String>,
+    ) -> Arc<Self> {
+        let herder = Arc::new(StandaloneHerder {
+            worker,
+            connectors: Mutex::default(),
+            cluster_id,
+        });
         let weak = Arc::downgrade(&herder);
         tokio::spawn(async move {
             let mut reconfigure = reconfigure;
@@ -66,14 +82,23 @@ impl StandaloneHerder {
         if entry.target == TargetState::Stopped || !self.worker.is_connector_running(name) {
             return;
         }
-        let max_tasks = entry.config.get(TASKS_MAX).and_then(|v| v.trim().parse().ok()).unwrap_or(1);
+        let max_tasks = entry
+            .config
+            .get(TASKS_MAX)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1);
         let configs = match self.worker.task_configs(name, &entry.config, max_tasks) {
             Ok(c) => c,
             Err(error) => {
                 tracing::error!(connector = %name, %error, "Failed to generate task configs");
                 self.worker.status_store().put_connector(
                     name,
-                    Status { state: State::Failed, trace: Some(error.to_string()), worker_id: self.worker.worker_id().to_owned(), generation: 0 },
+                    Status {
+                        state: State::Failed,
+                        trace: Some(error.to_string()),
+                        worker_id: self.worker.worker_id().to_owned(),
+                        generation: 0,
+                    },
                 );
                 return;
             }
@@ -83,10 +108,16 @@ impl StandaloneHerder {
         }
         self.stop_tasks(name).await;
         for task in configs.len()..entry.task_configs.len() {
-            self.worker.status_store().remove_task(&TaskId { connector: name.to_owned(), task });
+            self.worker.status_store().remove_task(&TaskId {
+                connector: name.to_owned(),
+                task,
+            });
         }
         for (i, props) in configs.iter().enumerate() {
-            let id = TaskId { connector: name.to_owned(), task: i };
+            let id = TaskId {
+                connector: name.to_owned(),
+                task: i,
+            };
             if let Err(error) = self.worker.start_task(id, &entry.config, props.clone()) {
                 tracing::error!(connector = %name, task = i, %error, "Failed to start task");
             }
@@ -100,7 +131,11 @@ impl StandaloneHerder {
     }
 
     async fn start(&self, name: &str, entry: &mut ConnectorEntry) {
-        if self.worker.start_connector(name, &entry.config, entry.target).is_ok() {
+        if self
+            .worker
+            .start_connector(name, &entry.config, entry.target)
+            .is_ok()
+        {
             self.update_tasks(name, entry).await;
         }
     }
@@ -124,7 +159,12 @@ impl Herder for StandaloneHerder {
         Ok(ConnectorInfo {
             name: name.to_owned(),
             config: entry.config.clone(),
-            tasks: (0..entry.task_configs.len()).map(|task| TaskId { connector: name.to_owned(), task }).collect(),
+            tasks: (0..entry.task_configs.len())
+                .map(|task| TaskId {
+                    connector: name.to_owned(),
+                    task,
+                })
+                .collect(),
             kind: Some(entry.kind),
         })
     }
@@ -137,8 +177,17 @@ impl Herder for StandaloneHerder {
             return Err(not_found(name));
         }
         let worker_id = self.worker.worker_id();
-        let tasks = store.tasks(name).into_iter().map(|(i, s)| (i, state_info(Some(s), worker_id))).collect();
-        Ok(ConnectorStateInfo { name: name.to_owned(), connector: state_info(connector, worker_id), tasks, kind })
+        let tasks = store
+            .tasks(name)
+            .into_iter()
+            .map(|(i, s)| (i, state_info(Some(s), worker_id)))
+            .collect();
+        Ok(ConnectorStateInfo {
+            name: name.to_owned(),
+            connector: state_info(connector, worker_id),
+            tasks,
+            kind,
+        })
     }
 
     async fn put_connector_config(
@@ -154,7 +203,9 @@ impl Herder for StandaloneHerder {
         let written = match connectors.remove(name) {
             Some(existing) if !allow_replace => {
                 connectors.insert(name.to_owned(), existing);
-                return Err(HerderError::AlreadyExists(format!("Connector {name} already exists")));
+                return Err(HerderError::AlreadyExists(format!(
+                    "Connector {name} already exists"
+                )));
             }
             Some(_) => {
                 self.stop_tasks(name).await;
@@ -163,13 +214,27 @@ impl Herder for StandaloneHerder {
             }
             None => Written::Created,
         };
-        let target = if written == Written::Created { initial_state } else { TargetState::Started };
-        let mut entry = ConnectorEntry { config, kind, target, task_configs: Vec::new() };
+        let target = if written == Written::Created {
+            initial_state
+        } else {
+            TargetState::Started
+        };
+        let mut entry = ConnectorEntry {
+            config,
+            kind,
+            target,
+            task_configs: Vec::new(),
+        };
         self.start(name, &mut entry).await;
         let info = ConnectorInfo {
             name: name.to_owned(),
             config: entry.config.clone(),
-            tasks: (0..entry.task_configs.len()).map(|task| TaskId { connector: name.to_owned(), task }).collect(),
+            tasks: (0..entry.task_configs.len())
+                .map(|task| TaskId {
+                    connector: name.to_owned(),
+                    task,
+                })
+                .collect(),
             kind: Some(kind),
         };
         connectors.insert(name.to_owned(), entry);

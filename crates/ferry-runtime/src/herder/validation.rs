@@ -9,7 +9,10 @@ use crate::herder::HerderError;
 use crate::plugins::{PluginKind, Registry};
 
 /// Every problem with `config`, or the connector's kind when there is none.
-pub fn validate_connector_config(registry: &Registry, config: &ConfigMap) -> Result<PluginKind, HerderError> {
+pub fn validate_connector_config(
+    registry: &Registry,
+    config: &ConfigMap,
+) -> Result<PluginKind, HerderError> {
     let class = config.get(CONNECTOR_CLASS).map(|c| c.trim().to_owned());
     let plugin = class.as_deref().and_then(|c| registry.connector(c));
     let mut problems: Vec<KeyProblem> = Vec::new();
@@ -28,19 +31,28 @@ pub fn validate_connector_config(registry: &Registry, config: &ConfigMap) -> Res
     }
     let sink = plugin.is_some_and(|p| p.kind == PluginKind::Sink);
     if let Err(e) = ConnectorConfig::parse(config, sink) {
-        problems.extend(e.problems.into_iter().filter(|p| p.key != CONNECTOR_CLASS || class.is_none()));
+        problems.extend(
+            e.problems
+                .into_iter()
+                .filter(|p| p.key != CONNECTOR_CLASS || class.is_none()),
+        );
     }
     if let Some(plugin) = plugin {
         let instance = (plugin.create)();
         for report in instance.as_connector().validate(config) {
-            problems.extend(report.errors.into_iter().map(|message| KeyProblem { key: report.name.clone(), message }));
+            problems.extend(report.errors.into_iter().map(|message| KeyProblem {
+                key: report.name.clone(),
+                message,
+            }));
         }
     }
     if problems.is_empty() {
         return Ok(plugin.map(|p| p.kind).unwrap_or(PluginKind::Source));
     }
-    let mut message =
-        format!("Connector configuration is invalid and contains the following {} error(s):", problems.len());
+    let mut message = format!(
+        "Connector configuration is invalid and contains the following {} error(s):",
+        problems.len()
+    );
     for p in &problems {
         message.push('\n');
         message.push_str(&p.message);
@@ -59,30 +71,65 @@ mod tests {
     use super::*;
 
     fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
     }
 
     #[test]
     fn names_every_bad_key() {
         let r = Registry::builtin();
-        let err = validate_connector_config(&r, &props(&[("name", "s"), ("connector.class", "FileStreamSource"), ("tasks.max", "0")])).unwrap_err();
-        let HerderError::BadRequest(message) = err else { panic!("{err:?}") };
-        assert!(message.starts_with("Connector configuration is invalid and contains the following 2 error(s):"), "{message}");
-        assert!(message.contains("Invalid value 0 for configuration tasks.max: Value must be at least 1"));
-        assert!(message.contains("Missing required configuration \"topic\" which has no default value."));
+        let err = validate_connector_config(
+            &r,
+            &props(&[
+                ("name", "s"),
+                ("connector.class", "FileStreamSource"),
+                ("tasks.max", "0"),
+            ]),
+        )
+        .unwrap_err();
+        let HerderError::BadRequest(message) = err else {
+            panic!("{err:?}")
+        };
+        assert!(
+            message.starts_with(
+                "Connector configuration is invalid and contains the following 2 error(s):"
+            ),
+            "{message}"
+        );
+        assert!(message
+            .contains("Invalid value 0 for configuration tasks.max: Value must be at least 1"));
+        assert!(message
+            .contains("Missing required configuration \"topic\" which has no default value."));
     }
 
     #[test]
     fn unknown_class_is_named() {
         let r = Registry::builtin();
-        let err = validate_connector_config(&r, &props(&[("name", "s"), ("connector.class", "com.example.Nope")])).unwrap_err();
-        assert!(err.to_string().contains("matches com.example.Nope"), "{err}");
+        let err = validate_connector_config(
+            &r,
+            &props(&[("name", "s"), ("connector.class", "com.example.Nope")]),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("matches com.example.Nope"),
+            "{err}"
+        );
     }
 
     #[test]
     fn good_sink_config() {
         let r = Registry::builtin();
-        let kind = validate_connector_config(&r, &props(&[("name", "s"), ("connector.class", "FileStreamSink"), ("topics", "t")])).unwrap();
+        let kind = validate_connector_config(
+            &r,
+            &props(&[
+                ("name", "s"),
+                ("connector.class", "FileStreamSink"),
+                ("topics", "t"),
+            ]),
+        )
+        .unwrap();
         assert_eq!(kind, PluginKind::Sink);
     }
 }

@@ -57,18 +57,27 @@ fn matches_alias(class_name: &str, wanted: &str, strip_suffix: Option<&str>) -> 
         return true;
     }
     let simple = simple_name(class_name);
-    simple == wanted || strip_suffix.and_then(|s| simple.strip_suffix(s)).is_some_and(|pruned| pruned == wanted)
+    simple == wanted
+        || strip_suffix
+            .and_then(|s| simple.strip_suffix(s))
+            .is_some_and(|pruned| pruned == wanted)
 }
 
 macro_rules! converter {
     ($class:expr, $ty:ty) => {
-        ConverterPlugin { class_name: $class, create: || Box::new(<$ty>::default()) }
+        ConverterPlugin {
+            class_name: $class,
+            create: || Box::new(<$ty>::default()),
+        }
     };
 }
 
 macro_rules! header_converter {
     ($class:expr, $ty:ty) => {
-        HeaderConverterPlugin { class_name: $class, create: || Box::new(<$ty>::default()) }
+        HeaderConverterPlugin {
+            class_name: $class,
+            create: || Box::new(<$ty>::default()),
+        }
     };
 }
 
@@ -81,7 +90,9 @@ impl Registry {
                 class_name: ferry_file::SOURCE_CLASS_NAME,
                 kind: PluginKind::Source,
                 version: ferry_file::VERSION,
-                create: || AnyConnector::Source(Box::<ferry_file::FileStreamSourceConnector>::default()),
+                create: || {
+                    AnyConnector::Source(Box::<ferry_file::FileStreamSourceConnector>::default())
+                },
             },
             ConnectorPlugin {
                 class_name: ferry_file::SINK_CLASS_NAME,
@@ -91,35 +102,84 @@ impl Registry {
             },
         ];
         let converters = vec![
-            converter!("org.apache.kafka.connect.json.JsonConverter", ferry_json::JsonConverter),
-            converter!("org.apache.kafka.connect.storage.StringConverter", conv::StringConverter),
-            converter!("org.apache.kafka.connect.converters.ByteArrayConverter", conv::ByteArrayConverter),
-            converter!("org.apache.kafka.connect.converters.ShortConverter", conv::ShortConverter),
-            converter!("org.apache.kafka.connect.converters.IntegerConverter", conv::IntegerConverter),
-            converter!("org.apache.kafka.connect.converters.LongConverter", conv::LongConverter),
-            converter!("org.apache.kafka.connect.converters.FloatConverter", conv::FloatConverter),
-            converter!("org.apache.kafka.connect.converters.DoubleConverter", conv::DoubleConverter),
-            converter!("org.apache.kafka.connect.converters.BooleanConverter", conv::BooleanConverter),
+            converter!(
+                "org.apache.kafka.connect.json.JsonConverter",
+                ferry_json::JsonConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.storage.StringConverter",
+                conv::StringConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.converters.ByteArrayConverter",
+                conv::ByteArrayConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.converters.ShortConverter",
+                conv::ShortConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.converters.IntegerConverter",
+                conv::IntegerConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.converters.LongConverter",
+                conv::LongConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.converters.FloatConverter",
+                conv::FloatConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.converters.DoubleConverter",
+                conv::DoubleConverter
+            ),
+            converter!(
+                "org.apache.kafka.connect.converters.BooleanConverter",
+                conv::BooleanConverter
+            ),
         ];
         let header_converters = vec![
-            header_converter!("org.apache.kafka.connect.storage.SimpleHeaderConverter", conv::SimpleHeaderConverter),
-            header_converter!("org.apache.kafka.connect.json.JsonConverter", ferry_json::JsonConverter),
-            header_converter!("org.apache.kafka.connect.storage.StringConverter", conv::StringConverter),
-            header_converter!("org.apache.kafka.connect.converters.ByteArrayConverter", conv::ByteArrayConverter),
+            header_converter!(
+                "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+                conv::SimpleHeaderConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.json.JsonConverter",
+                ferry_json::JsonConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.storage.StringConverter",
+                conv::StringConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.converters.ByteArrayConverter",
+                conv::ByteArrayConverter
+            ),
         ];
-        Registry { connectors, converters, header_converters }
+        Registry {
+            connectors,
+            converters,
+            header_converters,
+        }
     }
 
     pub fn connector(&self, name: &str) -> Option<&ConnectorPlugin> {
-        self.connectors.iter().find(|p| matches_alias(p.class_name, name, Some("Connector")))
+        self.connectors
+            .iter()
+            .find(|p| matches_alias(p.class_name, name, Some("Connector")))
     }
 
     pub fn converter(&self, name: &str) -> Option<&ConverterPlugin> {
-        self.converters.iter().find(|p| matches_alias(p.class_name, name, None))
+        self.converters
+            .iter()
+            .find(|p| matches_alias(p.class_name, name, None))
     }
 
     pub fn header_converter(&self, name: &str) -> Option<&HeaderConverterPlugin> {
-        self.header_converters.iter().find(|p| matches_alias(p.class_name, name, None))
+        self.header_converters
+            .iter()
+            .find(|p| matches_alias(p.class_name, name, None))
     }
 }
 
@@ -135,9 +195,16 @@ mod tests {
             "FileStreamSourceConnector",
             "FileStreamSource",
         ] {
-            assert_eq!(r.connector(name).map(|p| p.kind), Some(PluginKind::Source), "{name}");
+            assert_eq!(
+                r.connector(name).map(|p| p.kind),
+                Some(PluginKind::Source),
+                "{name}"
+            );
         }
-        assert_eq!(r.connector("FileStreamSink").map(|p| p.kind), Some(PluginKind::Sink));
+        assert_eq!(
+            r.connector("FileStreamSink").map(|p| p.kind),
+            Some(PluginKind::Sink)
+        );
         assert!(r.connector("FileStream").is_none());
         assert!(r.connector("com.example.Missing").is_none());
     }
@@ -145,8 +212,12 @@ mod tests {
     #[test]
     fn converters_resolve_by_class_and_simple_name() {
         let r = Registry::builtin();
-        assert!(r.converter("org.apache.kafka.connect.json.JsonConverter").is_some());
+        assert!(r
+            .converter("org.apache.kafka.connect.json.JsonConverter")
+            .is_some());
         assert!(r.converter("StringConverter").is_some());
-        assert!(r.header_converter("org.apache.kafka.connect.storage.SimpleHeaderConverter").is_some());
+        assert!(r
+            .header_converter("org.apache.kafka.connect.storage.SimpleHeaderConverter")
+            .is_some());
     }
 }

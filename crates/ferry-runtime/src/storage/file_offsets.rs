@@ -19,19 +19,28 @@ impl FileOffsetStore {
     /// Loads the file; a missing or empty file is an empty store.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, OffsetStoreError> {
         let path = path.as_ref().to_path_buf();
-        let load_error = |message: String| OffsetStoreError::Load { path: path.display().to_string(), message };
+        let load_error = |message: String| OffsetStoreError::Load {
+            path: path.display().to_string(),
+            message,
+        };
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(load_error(e.to_string())),
         };
         let entries = java_serialized_map::decode(&bytes).map_err(|e| load_error(e.to_string()))?;
-        Ok(FileOffsetStore { path, data: Mutex::new(entries.into_iter().collect()) })
+        Ok(FileOffsetStore {
+            path,
+            data: Mutex::new(entries.into_iter().collect()),
+        })
     }
 
     /// Rewrites the whole file. Written beside it and renamed over it, so a crash mid-write
     /// leaves the previous file whole (Java truncates in place).
-    async fn save(&self, data: &IndexMap<Vec<u8>, Option<Vec<u8>>>) -> Result<(), OffsetStoreError> {
+    async fn save(
+        &self,
+        data: &IndexMap<Vec<u8>, Option<Vec<u8>>>,
+    ) -> Result<(), OffsetStoreError> {
         let entries: Vec<_> = data.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         let bytes = java_serialized_map::encode(&entries);
         let path = self.path.clone();
@@ -44,8 +53,14 @@ impl FileOffsetStore {
             std::fs::rename(&tmp, &path)
         })
         .await
-        .map_err(|e| OffsetStoreError::Write { path: self.path.display().to_string(), source: std::io::Error::other(e.to_string()) })?
-        .map_err(|e| OffsetStoreError::Write { path: self.path.display().to_string(), source: e })
+        .map_err(|e| OffsetStoreError::Write {
+            path: self.path.display().to_string(),
+            source: std::io::Error::other(e.to_string()),
+        })?
+        .map_err(|e| OffsetStoreError::Write {
+            path: self.path.display().to_string(),
+            source: e,
+        })
     }
 }
 
@@ -71,7 +86,13 @@ impl OffsetBackingStore for FileOffsetStore {
     }
 
     async fn all(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>, OffsetStoreError> {
-        Ok(self.data.lock().await.iter().filter_map(|(k, v)| v.clone().map(|v| (k.clone(), v))).collect())
+        Ok(self
+            .data
+            .lock()
+            .await
+            .iter()
+            .filter_map(|(k, v)| v.clone().map(|v| (k.clone(), v)))
+            .collect())
     }
 }
 
@@ -85,7 +106,13 @@ mod tests {
         let path = dir.path().join("connect.offsets");
         let store = FileOffsetStore::open(&path).unwrap();
         assert!(store.all().await.unwrap().is_empty());
-        store.set(vec![(b"k1".to_vec(), Some(b"v1".to_vec())), (b"k2".to_vec(), Some(b"v2".to_vec()))]).await.unwrap();
+        store
+            .set(vec![
+                (b"k1".to_vec(), Some(b"v1".to_vec())),
+                (b"k2".to_vec(), Some(b"v2".to_vec())),
+            ])
+            .await
+            .unwrap();
         store.set(vec![(b"k2".to_vec(), None)]).await.unwrap();
         let reopened = FileOffsetStore::open(&path).unwrap();
         assert_eq!(reopened.get(b"k1").await.unwrap(), Some(b"v1".to_vec()));

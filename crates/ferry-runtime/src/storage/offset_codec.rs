@@ -25,15 +25,24 @@ fn offset_map(value: Value) -> Result<OffsetMap, ConnectError> {
             .into_iter()
             .map(|(k, v)| match k {
                 Value::String(k) => Ok((k, v)),
-                other => Err(ConnectError::data(format!("Offset keys must be strings, found {}", other.type_description()))),
+                other => Err(ConnectError::data(format!(
+                    "Offset keys must be strings, found {}",
+                    other.type_description()
+                ))),
             })
             .collect(),
-        other => Err(ConnectError::data(format!("Offsets must be maps, found {}", other.type_description()))),
+        other => Err(ConnectError::data(format!(
+            "Offsets must be maps, found {}",
+            other.type_description()
+        ))),
     }
 }
 
 pub fn encode_key(connector: &str, partition: &OffsetMap) -> Result<Vec<u8>, ConnectError> {
-    let key = Value::Array(vec![Value::String(connector.to_owned()), map_value(partition)?]);
+    let key = Value::Array(vec![
+        Value::String(connector.to_owned()),
+        map_value(partition)?,
+    ]);
     Ok(ferry_json::schemaless_to_json_bytes(&key))
 }
 
@@ -66,11 +75,20 @@ mod tests {
     #[test]
     fn key_and_value_bytes_match_java() {
         let partition = OffsetMap::from([("filename".to_owned(), Value::from("in.txt"))]);
-        assert_eq!(encode_key("file-src", &partition).unwrap(), br#"["file-src",{"filename":"in.txt"}]"#.to_vec());
+        assert_eq!(
+            encode_key("file-src", &partition).unwrap(),
+            br#"["file-src",{"filename":"in.txt"}]"#.to_vec()
+        );
         let offset = OffsetMap::from([("position".to_owned(), Value::Int64(1234))]);
-        assert_eq!(encode_offset(&offset).unwrap(), br#"{"position":1234}"#.to_vec());
+        assert_eq!(
+            encode_offset(&offset).unwrap(),
+            br#"{"position":1234}"#.to_vec()
+        );
         assert_eq!(decode_offset(br#"{"position":1234}"#).unwrap(), offset);
-        assert_eq!(decode_key(br#"["file-src",{"filename":"in.txt"}]"#), Some(("file-src".to_owned(), partition)));
+        assert_eq!(
+            decode_key(br#"["file-src",{"filename":"in.txt"}]"#),
+            Some(("file-src".to_owned(), partition))
+        );
     }
 
     #[test]

@@ -20,8 +20,10 @@ fn settings(
         Some(class) => (class.clone(), connector),
         None => (worker_class.to_owned(), &worker.originals),
     };
-    let mut props: ConfigMap =
-        source.iter().filter_map(|(k, v)| k.strip_prefix(&prefix).map(|r| (r.to_owned(), v.clone()))).collect();
+    let mut props: ConfigMap = source
+        .iter()
+        .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|r| (r.to_owned(), v.clone())))
+        .collect();
     props.insert("converter.type".to_owned(), kind.config_value().to_owned());
     (class, props)
 }
@@ -41,12 +43,22 @@ pub(crate) fn key_or_value_converter(
     is_key: bool,
 ) -> Result<Box<dyn Converter>, ConnectError> {
     let (key, worker_class, kind) = if is_key {
-        ("key.converter", worker.key_converter.as_str(), ConverterType::Key)
+        (
+            "key.converter",
+            worker.key_converter.as_str(),
+            ConverterType::Key,
+        )
     } else {
-        ("value.converter", worker.value_converter.as_str(), ConverterType::Value)
+        (
+            "value.converter",
+            worker.value_converter.as_str(),
+            ConverterType::Value,
+        )
     };
     let (class, props) = settings(connector, worker, key, worker_class, kind);
-    let plugin = registry.converter(&class).ok_or_else(|| unknown(key, &class))?;
+    let plugin = registry
+        .converter(&class)
+        .ok_or_else(|| unknown(key, &class))?;
     let mut converter = (plugin.create)();
     converter.configure(&props, is_key)?;
     Ok(converter)
@@ -58,8 +70,16 @@ pub(crate) fn header_converter(
     worker: &WorkerConfig,
 ) -> Result<Box<dyn HeaderConverter>, ConnectError> {
     let key = "header.converter";
-    let (class, props) = settings(connector, worker, key, &worker.header_converter, ConverterType::Header);
-    let plugin = registry.header_converter(&class).ok_or_else(|| unknown(key, &class))?;
+    let (class, props) = settings(
+        connector,
+        worker,
+        key,
+        &worker.header_converter,
+        ConverterType::Header,
+    );
+    let plugin = registry
+        .header_converter(&class)
+        .ok_or_else(|| unknown(key, &class))?;
     let mut converter = (plugin.create)();
     converter.configure(&props)?;
     Ok(converter)

@@ -25,12 +25,19 @@ pub(crate) struct WorkerSinkTaskContext {
 
 impl WorkerSinkTaskContext {
     pub fn new(configs: ConfigMap) -> Self {
-        WorkerSinkTaskContext { configs, requests: Mutex::default(), assignment: Mutex::default() }
+        WorkerSinkTaskContext {
+            configs,
+            requests: Mutex::default(),
+            assignment: Mutex::default(),
+        }
     }
 
     /// Takes every pending request at once.
     pub fn take_requests(&self) -> Requests {
-        self.requests.lock().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default()
+        self.requests
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default()
     }
 
     pub fn set_assignment(&self, partitions: &HashSet<TopicPartition>) {
@@ -62,7 +69,10 @@ impl SinkTaskContext for WorkerSinkTaskContext {
     }
 
     fn assignment(&self) -> Vec<TopicPartition> {
-        self.assignment.lock().map(|a| a.iter().cloned().collect()).unwrap_or_default()
+        self.assignment
+            .lock()
+            .map(|a| a.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     fn pause(&self, partitions: &[TopicPartition]) {

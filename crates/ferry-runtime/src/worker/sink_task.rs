@@ -47,15 +47,24 @@ fn subscription(ctx: &TaskContext) -> Result<Subscription, ConnectError> {
         .get(TOPICS)
         .map(|t| ferry_api::config::split_list(t))
         .unwrap_or_default();
-    let regex = ctx.connector_props.get(TOPICS_REGEX).map(|r| r.trim()).filter(|r| !r.is_empty());
+    let regex = ctx
+        .connector_props
+        .get(TOPICS_REGEX)
+        .map(|r| r.trim())
+        .filter(|r| !r.is_empty());
     match (topics.is_empty(), regex) {
         (false, None) => Ok(Subscription::Topics(topics)),
         (true, Some(r)) => Ok(Subscription::Regex(r.to_owned())),
-        _ => Err(ConnectError::other("Must configure exactly one of topics or topics.regex")),
+        _ => Err(ConnectError::other(
+            "Must configure exactly one of topics or topics.regex",
+        )),
     }
 }
 
-pub(crate) async fn run(mut ctx: TaskContext, mut task: Box<dyn SinkTask>) -> Result<(), ConnectError> {
+pub(crate) async fn run(
+    mut ctx: TaskContext,
+    mut task: Box<dyn SinkTask>,
+) -> Result<(), ConnectError> {
     let subscription = subscription(&ctx)?;
     let client_id = format!("connector-consumer-{}-{}", ctx.id.connector, ctx.id.task);
     let group_id = format!("connect-{}", ctx.id.connector);
@@ -65,7 +74,8 @@ pub(crate) async fn run(mut ctx: TaskContext, mut task: Box<dyn SinkTask>) -> Re
         ("enable.auto.commit", "false"),
         ("auto.offset.reset", "earliest"),
     ];
-    let config = ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed);
+    let config =
+        ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed);
     let (consumer, events) = SinkConsumer::new(&config, &subscription)
         .map_err(|e| ConnectError::with_source("Failed to create the consumer", e))?;
     if !ctx.wait_while_paused().await {
@@ -113,7 +123,9 @@ impl SinkPipeline {
                 next_commit = Instant::now() + interval;
             }
             let wait = next_commit.saturating_duration_since(Instant::now());
-            let wait = requests.timeout_ms.map_or(wait, |t| wait.min(Duration::from_millis(t)));
+            let wait = requests
+                .timeout_ms
+                .map_or(wait, |t| wait.min(Duration::from_millis(t)));
             if let Some((batch, offsets)) = self.retry.take() {
                 tokio::select! {
                     _ = self.ctx.cancel.cancelled() => { self.retry = Some((batch, offsets)); return Ok(()) }
@@ -136,16 +148,28 @@ impl SinkPipeline {
         }
     }
 
-    fn convert(&self, consumed: Vec<ConsumedRecord>) -> Result<(Vec<SinkRecord>, Offsets), ConnectError> {
+    fn convert(
+        &self,
+        consumed: Vec<ConsumedRecord>,
+    ) -> Result<(Vec<SinkRecord>, Offsets), ConnectError> {
         let mut offsets = Offsets::new();
         let mut batch = Vec::with_capacity(consumed.len());
         for r in consumed {
             offsets.insert((r.topic.clone(), r.partition), r.offset + 1);
-            let key = self.ctx.key_converter.to_connect_data(&r.topic, r.key.as_deref())?;
-            let value = self.ctx.value_converter.to_connect_data(&r.topic, r.value.as_deref())?;
+            let key = self
+                .ctx
+                .key_converter
+                .to_connect_data(&r.topic, r.key.as_deref())?;
+            let value = self
+                .ctx
+                .value_converter
+                .to_connect_data(&r.topic, r.value.as_deref())?;
             let mut headers = ferry_api::header::Headers::new();
             for (k, v) in &r.headers {
-                let h = self.ctx.header_converter.to_connect_header(&r.topic, k, v.as_deref())?;
+                let h = self
+                    .ctx
+                    .header_converter
+                    .to_connect_header(&r.topic, k, v.as_deref())?;
                 headers.add(k.clone(), h.schema, h.value);
             }
             let timestamp_type = match (r.timestamp, r.log_append_time) {
@@ -173,7 +197,11 @@ impl SinkPipeline {
     }
 
     /// Puts a batch; a retriable failure pauses consumption and keeps the batch for redelivery.
-    async fn deliver(&mut self, batch: Vec<SinkRecord>, offsets: Offsets) -> Result<(), ConnectError> {
+    async fn deliver(
+        &mut self,
+        batch: Vec<SinkRecord>,
+        offsets: Offsets,
+    ) -> Result<(), ConnectError> {
         match self.task.put(&batch).await {
             Ok(()) => {
                 self.current.extend(offsets);
@@ -196,7 +224,10 @@ impl SinkPipeline {
         while let Ok(event) = self.events.try_recv() {
             match event {
                 RebalanceEvent::Assigned(parts) => {
-                    let parts: Vec<TopicPartition> = parts.into_iter().map(|(t, p)| TopicPartition::new(t, p)).collect();
+                    let parts: Vec<TopicPartition> = parts
+                        .into_iter()
+                        .map(|(t, p)| TopicPartition::new(t, p))
+                        .collect();
                     self.assignment.extend(parts.iter().cloned());
                     self.context.set_assignment(&self.assignment);
                     if self.paused || self.retry.is_some() {
@@ -205,7 +236,10 @@ impl SinkPipeline {
                     self.task.open(&parts).await?;
                 }
                 RebalanceEvent::Revoked(parts) => {
-                    let parts: Vec<TopicPartition> = parts.into_iter().map(|(t, p)| TopicPartition::new(t, p)).collect();
+                    let parts: Vec<TopicPartition> = parts
+                        .into_iter()
+                        .map(|(t, p)| TopicPartition::new(t, p))
+                        .collect();
                     self.task.close(&parts).await?;
                     for tp in &parts {
                         self.assignment.remove(tp);
@@ -237,7 +271,10 @@ impl SinkPipeline {
         Ok(())
     }
 
-    fn apply_requests(&mut self, requests: &super::sink_context::Requests) -> Result<(), ConnectError> {
+    fn apply_requests(
+        &mut self,
+        requests: &super::sink_context::Requests,
+    ) -> Result<(), ConnectError> {
         for (tp, offset) in &requests.rewinds {
             self.consumer
                 .seek(&tp.topic, tp.partition, *offset)
@@ -248,7 +285,9 @@ impl SinkPipeline {
         if !requests.pause.is_empty() {
             self.paused_by_task.extend(requests.pause.iter().cloned());
             let parts: Vec<_> = requests.pause.iter().map(key).collect();
-            self.consumer.pause(&parts).map_err(|e| ConnectError::with_source("Failed to pause partitions", e))?;
+            self.consumer
+                .pause(&parts)
+                .map_err(|e| ConnectError::with_source("Failed to pause partitions", e))?;
         }
         if !requests.resume.is_empty() {
             for tp in &requests.resume {
@@ -256,7 +295,9 @@ impl SinkPipeline {
             }
             if !self.paused && self.retry.is_none() {
                 let parts: Vec<_> = requests.resume.iter().map(key).collect();
-                self.consumer.resume(&parts).map_err(|e| ConnectError::with_source("Failed to resume partitions", e))?;
+                self.consumer
+                    .resume(&parts)
+                    .map_err(|e| ConnectError::with_source("Failed to resume partitions", e))?;
             }
         }
         Ok(())
@@ -264,12 +305,21 @@ impl SinkPipeline {
 
     fn pause_consumption(&self) -> Result<(), ConnectError> {
         let parts: Vec<_> = self.assignment.iter().map(key).collect();
-        self.consumer.pause(&parts).map_err(|e| ConnectError::with_source("Failed to pause partitions", e))
+        self.consumer
+            .pause(&parts)
+            .map_err(|e| ConnectError::with_source("Failed to pause partitions", e))
     }
 
     fn resume_consumption(&self) -> Result<(), ConnectError> {
-        let parts: Vec<_> = self.assignment.iter().filter(|tp| !self.paused_by_task.contains(tp)).map(key).collect();
-        self.consumer.resume(&parts).map_err(|e| ConnectError::with_source("Failed to resume partitions", e))
+        let parts: Vec<_> = self
+            .assignment
+            .iter()
+            .filter(|tp| !self.paused_by_task.contains(tp))
+            .map(key)
+            .collect();
+        self.consumer
+            .resume(&parts)
+            .map_err(|e| ConnectError::with_source("Failed to resume partitions", e))
     }
 
     /// Asks the task what is safe to commit (flushing by default) and commits it.
@@ -320,14 +370,25 @@ impl SinkPipeline {
     async fn stop(mut self, healthy: bool) -> Result<(), ConnectError> {
         if healthy {
             self.commit(true).await;
-            if let Err(e) = self.task.close(&self.assignment.iter().cloned().collect::<Vec<_>>()).await {
+            if let Err(e) = self
+                .task
+                .close(&self.assignment.iter().cloned().collect::<Vec<_>>())
+                .await
+            {
                 tracing::warn!(error = %e, "Task close failed");
             }
         }
         let stopped = self.task.stop().await;
-        let committed = if healthy { self.last_committed.clone() } else { Offsets::new() };
+        let committed = if healthy {
+            self.last_committed.clone()
+        } else {
+            Offsets::new()
+        };
         let consumer = self.consumer;
-        if let Err(error) = tokio::task::spawn_blocking(move || consumer.close(&committed)).await.unwrap_or(Ok(())) {
+        if let Err(error) = tokio::task::spawn_blocking(move || consumer.close(&committed))
+            .await
+            .unwrap_or(Ok(()))
+        {
             tracing::warn!(%error, "Consumer close failed");
         }
         stopped

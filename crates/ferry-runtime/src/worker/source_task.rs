@@ -54,11 +54,20 @@ mod rdkafka_config {
     pub type Config = ferry_kafka::rdkafka::ClientConfig;
 }
 
-pub(crate) async fn run(mut ctx: TaskContext, mut task: Box<dyn SourceTask>) -> Result<(), ConnectError> {
+pub(crate) async fn run(
+    mut ctx: TaskContext,
+    mut task: Box<dyn SourceTask>,
+) -> Result<(), ConnectError> {
     let (producer, acks) = AckingProducer::new(&producer_config(&ctx))
         .map_err(|e| ConnectError::with_source("Failed to create the producer", e))?;
-    let reader = Arc::new(ConnectorOffsetReader { connector: ctx.id.connector.clone(), store: ctx.offsets.clone() });
-    let context = SourceTaskContext { configs: ctx.task_props.clone(), offset_reader: reader };
+    let reader = Arc::new(ConnectorOffsetReader {
+        connector: ctx.id.connector.clone(),
+        store: ctx.offsets.clone(),
+    });
+    let context = SourceTaskContext {
+        configs: ctx.task_props.clone(),
+        offset_reader: reader,
+    };
     if !ctx.wait_while_paused().await {
         return Ok(());
     }
@@ -110,16 +119,31 @@ impl SourcePipeline {
 
     async fn send(&mut self, record: SourceRecord) -> Result<(), ConnectError> {
         let topic = record.topic.as_str();
-        let key = self.ctx.key_converter.from_connect_data(topic, record.key_schema.as_ref(), &record.key)?;
-        let value = self.ctx.value_converter.from_connect_data(topic, record.value_schema.as_ref(), &record.value)?;
+        let key = self.ctx.key_converter.from_connect_data(
+            topic,
+            record.key_schema.as_ref(),
+            &record.key,
+        )?;
+        let value = self.ctx.value_converter.from_connect_data(
+            topic,
+            record.value_schema.as_ref(),
+            &record.value,
+        )?;
         self.header_bytes.clear();
         for h in &record.headers {
-            let bytes = self.ctx.header_converter.from_connect_header(topic, &h.key, h.schema.as_ref(), &h.value)?;
+            let bytes = self.ctx.header_converter.from_connect_header(
+                topic,
+                &h.key,
+                h.schema.as_ref(),
+                &h.value,
+            )?;
             self.header_bytes.push((h.key.clone(), bytes));
         }
         let timestamp = match record.timestamp {
             Some(ts) if ts < -1 => {
-                return Err(ConnectError::other(format!("Invalid record timestamp {ts}: must be non-negative or -1")))
+                return Err(ConnectError::other(format!(
+                    "Invalid record timestamp {ts}: must be non-negative or -1"
+                )))
             }
             Some(-1) | None => None,
             Some(ts) => Some(ts),
@@ -130,7 +154,11 @@ impl SourcePipeline {
             key: key.as_deref(),
             value: value.as_deref(),
             timestamp,
-            headers: self.header_bytes.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect(),
+            headers: self
+                .header_bytes
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_deref()))
+                .collect(),
         };
         let seq = self.submitted.next_seq();
         loop {
@@ -138,12 +166,17 @@ impl SourcePipeline {
                 Ok(()) => break,
                 Err(SendError::QueueFull) => {
                     // Let librdkafka drain; handle whatever acknowledgement arrives meanwhile.
-                    if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await {
+                    if let Ok(Some(ack)) =
+                        tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
+                    {
                         handle_ack(&mut self.submitted, self.task.as_mut(), ack)?;
                     }
                 }
                 Err(SendError::Fatal(e)) => {
-                    return Err(ConnectError::with_source(format!("Failed to send record to topic {topic}"), e))
+                    return Err(ConnectError::with_source(
+                        format!("Failed to send record to topic {topic}"),
+                        e,
+                    ))
                 }
             }
         }
@@ -162,7 +195,11 @@ impl SourcePipeline {
     /// Writes the offsets of acknowledged records; a failed write keeps them for the next try.
     async fn commit_offsets(&mut self) {
         for (partition, offset) in self.submitted.committable() {
-            match self.staged.iter_mut().find(|(p, _)| Arc::ptr_eq(p, &partition) || p == &partition) {
+            match self
+                .staged
+                .iter_mut()
+                .find(|(p, _)| Arc::ptr_eq(p, &partition) || p == &partition)
+            {
                 Some(slot) => slot.1 = offset,
                 None => self.staged.push((partition, offset)),
             }
@@ -171,7 +208,12 @@ impl SourcePipeline {
             let entries: Result<Vec<_>, ConnectError> = self
                 .staged
                 .iter()
-                .map(|(p, o)| Ok((encode_key(&self.ctx.id.connector, p)?, Some(encode_offset(o)?))))
+                .map(|(p, o)| {
+                    Ok((
+                        encode_key(&self.ctx.id.connector, p)?,
+                        Some(encode_offset(o)?),
+                    ))
+                })
                 .collect();
             let entries = match entries {
                 Ok(e) => e,
@@ -192,7 +234,10 @@ impl SourcePipeline {
                     return;
                 }
                 Err(_) => {
-                    tracing::error!(timeout_ms = timeout.as_millis() as u64, "Timed out committing offsets");
+                    tracing::error!(
+                        timeout_ms = timeout.as_millis() as u64,
+                        "Timed out committing offsets"
+                    );
                     return;
                 }
             }
@@ -209,14 +254,18 @@ impl SourcePipeline {
         // the in-flight count to reach zero is a flush that does not block the runtime.
         let deadline = Instant::now() + self.ctx.worker.offset_flush_timeout;
         while self.producer.in_flight() > 0 && Instant::now() < deadline {
-            if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await {
+            if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
+            {
                 if let Err(error) = handle_ack(&mut self.submitted, self.task.as_mut(), ack) {
                     tracing::warn!(%error, "A record failed while stopping");
                 }
             }
         }
         if self.producer.in_flight() > 0 {
-            tracing::warn!(outstanding = self.submitted.outstanding(), "Not every record was acknowledged before the stop");
+            tracing::warn!(
+                outstanding = self.submitted.outstanding(),
+                "Not every record was acknowledged before the stop"
+            );
         }
         let acked = self.drain_acks();
         self.commit_offsets().await;
@@ -224,7 +273,11 @@ impl SourcePipeline {
     }
 }
 
-fn handle_ack(submitted: &mut SubmittedRecords, task: &mut dyn SourceTask, ack: Ack) -> Result<(), ConnectError> {
+fn handle_ack(
+    submitted: &mut SubmittedRecords,
+    task: &mut dyn SourceTask,
+    ack: Ack,
+) -> Result<(), ConnectError> {
     match ack.result {
         Ok(delivered) => {
             if let Some(record) = submitted.ack(ack.seq) {
@@ -237,6 +290,9 @@ fn handle_ack(submitted: &mut SubmittedRecords, task: &mut dyn SourceTask, ack: 
             }
             Ok(())
         }
-        Err(e) => Err(ConnectError::with_source("Unrecoverable exception from producer send callback", e)),
+        Err(e) => Err(ConnectError::with_source(
+            "Unrecoverable exception from producer send callback",
+            e,
+        )),
     }
 }

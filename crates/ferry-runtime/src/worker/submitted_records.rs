@@ -30,7 +30,10 @@ impl SubmittedRecords {
 
     pub fn submit(&mut self, record: SourceRecord) -> usize {
         let seq = self.next_seq();
-        self.entries.push_back(Entry { record, acked: false });
+        self.entries.push_back(Entry {
+            record,
+            acked: false,
+        });
         seq
     }
 
@@ -52,7 +55,10 @@ impl SubmittedRecords {
         let mut partitions: Vec<(Option<&Arc<OffsetMap>>, bool, Option<&OffsetMap>)> = Vec::new();
         for entry in &self.entries {
             let partition = entry.record.source_partition.as_ref();
-            let idx = match partitions.iter().position(|(p, _, _)| same_partition(*p, partition)) {
+            let idx = match partitions
+                .iter()
+                .position(|(p, _, _)| same_partition(*p, partition))
+            {
                 Some(i) => i,
                 None => {
                     partitions.push((partition, false, None));
@@ -99,11 +105,20 @@ mod tests {
 
     fn record(partition: &Arc<OffsetMap>, position: i64) -> SourceRecord {
         let offset = OffsetMap::from([("position".to_owned(), Value::Int64(position))]);
-        SourceRecord::new(Some(partition.clone()), Some(offset), "t", None, Value::Null)
+        SourceRecord::new(
+            Some(partition.clone()),
+            Some(offset),
+            "t",
+            None,
+            Value::Null,
+        )
     }
 
     fn partition(name: &str) -> Arc<OffsetMap> {
-        Arc::new(OffsetMap::from([("filename".to_owned(), Value::from(name))]))
+        Arc::new(OffsetMap::from([(
+            "filename".to_owned(),
+            Value::from(name),
+        )]))
     }
 
     #[test]

@@ -37,7 +37,15 @@ pub(crate) struct TaskContext {
 impl TaskContext {
     pub fn report(&self, state: State, trace: Option<String>) {
         tracing::info!(state = %state, "Task state changed");
-        self.status.put_task(&self.id, Status { state, trace, worker_id: self.worker_id.clone(), generation: 0 });
+        self.status.put_task(
+            &self.id,
+            Status {
+                state,
+                trace,
+                worker_id: self.worker_id.clone(),
+                generation: 0,
+            },
+        );
     }
 
     /// Java client settings for a connector client: bootstrap servers, then the worker's
@@ -46,10 +54,16 @@ impl TaskContext {
         let connector_overrides: Vec<(String, String)> = self
             .connector_props
             .iter()
-            .filter_map(|(k, v)| k.strip_prefix(&format!("{role}.override.")).map(|r| (r.to_owned(), v.clone())))
+            .filter_map(|(k, v)| {
+                k.strip_prefix(&format!("{role}.override."))
+                    .map(|r| (r.to_owned(), v.clone()))
+            })
             .collect();
         ferry_kafka::ClientSettings::new()
-            .layer(vec![("bootstrap.servers".to_owned(), self.worker.bootstrap_servers.clone())])
+            .layer(vec![(
+                "bootstrap.servers".to_owned(),
+                self.worker.bootstrap_servers.clone(),
+            )])
             .layer(self.worker.with_prefix(&format!("{role}.")))
             .layer(connector_overrides)
     }

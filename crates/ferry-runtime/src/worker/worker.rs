@@ -71,7 +71,12 @@ impl ConnectorContext for WorkerConnectorContext {
         tracing::error!(connector = %self.name, %error, "Connector raised an error");
         self.status.put_connector(
             &self.name,
-            Status { state: State::Failed, trace: Some(error.trace()), worker_id: self.worker_id.clone(), generation: 0 },
+            Status {
+                state: State::Failed,
+                trace: Some(error.trace()),
+                worker_id: self.worker_id.clone(),
+                generation: 0,
+            },
         );
     }
 }
@@ -126,14 +131,30 @@ impl Worker {
     }
 
     fn connector_status(&self, name: &str, state: State, trace: Option<String>) {
-        self.status.put_connector(name, Status { state, trace, worker_id: self.worker_id.clone(), generation: 0 });
+        self.status.put_connector(
+            name,
+            Status {
+                state,
+                trace,
+                worker_id: self.worker_id.clone(),
+                generation: 0,
+            },
+        );
     }
 
     /// Creates and starts a connector instance; a failure leaves it FAILED with its trace.
-    pub fn start_connector(&self, name: &str, props: &ConfigMap, target: TargetState) -> Result<(), ConnectorRuntimeError> {
+    pub fn start_connector(
+        &self,
+        name: &str,
+        props: &ConfigMap,
+        target: TargetState,
+    ) -> Result<(), ConnectorRuntimeError> {
         let span = tracing::info_span!("connector", connector = %name);
         let _entered = span.enter();
-        let class = props.get(crate::config::connector::CONNECTOR_CLASS).cloned().unwrap_or_default();
+        let class = props
+            .get(crate::config::connector::CONNECTOR_CLASS)
+            .cloned()
+            .unwrap_or_default();
         let Some(plugin) = self.registry.connector(&class) else {
             let err = ConnectorRuntimeError::UnknownClass(class);
             self.connector_status(name, State::Failed, Some(err.to_string()));
@@ -147,8 +168,10 @@ impl Worker {
             reconfigure: self.reconfigure.clone(),
         });
         if target != TargetState::Stopped {
-            let started = std::panic::catch_unwind(AssertUnwindSafe(|| instance.as_connector_mut().start(props, context)))
-                .unwrap_or_else(|p| Err(ConnectError::other(panic_message(&p))));
+            let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                instance.as_connector_mut().start(props, context)
+            }))
+            .unwrap_or_else(|p| Err(ConnectError::other(panic_message(&p))));
             if let Err(e) = started {
                 tracing::error!(error = %e, "Failed to start connector");
                 self.connector_status(name, State::Failed, Some(e.trace()));
@@ -168,11 +191,20 @@ impl Worker {
     }
 
     /// The task configs a running connector wants, at most `max_tasks` (Java's enforcement).
-    pub fn task_configs(&self, name: &str, connector_props: &ConfigMap, max_tasks: usize) -> Result<Vec<ConfigMap>, ConnectorRuntimeError> {
+    pub fn task_configs(
+        &self,
+        name: &str,
+        connector_props: &ConfigMap,
+        max_tasks: usize,
+    ) -> Result<Vec<ConfigMap>, ConnectorRuntimeError> {
         let connectors = lock(&self.connectors);
-        let running = connectors.get(name).ok_or_else(|| ConnectorRuntimeError::NotRunning(name.to_owned()))?;
+        let running = connectors
+            .get(name)
+            .ok_or_else(|| ConnectorRuntimeError::NotRunning(name.to_owned()))?;
         let mut configs = running.instance.as_connector().task_configs(max_tasks)?;
-        let enforce = connector_props.get(TASKS_MAX_ENFORCE).is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+        let enforce = connector_props
+            .get(TASKS_MAX_ENFORCE)
+            .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
         if configs.len() > max_tasks && enforce {
             return Err(ConnectError::other(format!(
                 "The connector {name} has generated {} tasks, which is greater than {max_tasks}, the maximum number of tasks it is configured to create.",
@@ -222,14 +254,24 @@ impl Worker {
     }
 
     /// Starts one task; a failure to build it leaves it FAILED with its trace.
-    pub fn start_task(&self, id: TaskId, connector_props: &ConfigMap, task_props: ConfigMap) -> Result<(), ConnectorRuntimeError> {
+    pub fn start_task(
+        &self,
+        id: TaskId,
+        connector_props: &ConfigMap,
+        task_props: ConfigMap,
+    ) -> Result<(), ConnectorRuntimeError> {
         let built = self.build_task(&id, connector_props, task_props);
         let (ctx, runner) = match built {
             Ok(b) => b,
             Err(e) => {
                 self.status.put_task(
                     &id,
-                    Status { state: State::Failed, trace: Some(e.trace()), worker_id: self.worker_id.clone(), generation: 0 },
+                    Status {
+                        state: State::Failed,
+                        trace: Some(e.trace()),
+                        worker_id: self.worker_id.clone(),
+                        generation: 0,
+                    },
                 );
                 return Err(e.into());
             }
@@ -270,42 +312,70 @@ impl Worker {
         id: &TaskId,
         connector_props: &ConfigMap,
         task_props: ConfigMap,
-    ) -> Result<(TaskContext, Box<dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>> + Send>), ConnectError> {
+    ) -> Result<
+        (
+            TaskContext,
+            Box<
+                dyn FnOnce(
+                        TaskContext,
+                    )
+                        -> futures::future::BoxFuture<'static, Result<(), ConnectError>>
+                    + Send,
+            >,
+        ),
+        ConnectError,
+    > {
         let connectors = lock(&self.connectors);
-        let running = connectors
-            .get(&id.connector)
-            .ok_or_else(|| ConnectError::other(format!("Connector {} is not running", id.connector)))?;
+        let running = connectors.get(&id.connector).ok_or_else(|| {
+            ConnectError::other(format!("Connector {} is not running", id.connector))
+        })?;
         let ctx = TaskContext {
             id: id.clone(),
             worker_id: self.worker_id.clone(),
             worker: self.config.clone(),
             connector_props: connector_props.clone(),
             task_props,
-            key_converter: key_or_value_converter(&self.registry, connector_props, &self.config, true)?,
-            value_converter: key_or_value_converter(&self.registry, connector_props, &self.config, false)?,
+            key_converter: key_or_value_converter(
+                &self.registry,
+                connector_props,
+                &self.config,
+                true,
+            )?,
+            value_converter: key_or_value_converter(
+                &self.registry,
+                connector_props,
+                &self.config,
+                false,
+            )?,
             header_converter: header_converter(&self.registry, connector_props, &self.config)?,
             status: self.status.clone(),
             offsets: self.offsets.clone(),
             target: running.target.subscribe(),
             cancel: self.shutdown.child_token(),
         };
-        let runner: Box<dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>> + Send> =
-            match &running.instance {
-                AnyConnector::Source(c) => {
-                    let task = c.create_task();
-                    Box::new(move |ctx| source_task::run(ctx, task).boxed())
-                }
-                AnyConnector::Sink(c) => {
-                    let task = c.create_task();
-                    Box::new(move |ctx| sink_task::run(ctx, task).boxed())
-                }
-            };
+        let runner: Box<
+            dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>>
+                + Send,
+        > = match &running.instance {
+            AnyConnector::Source(c) => {
+                let task = c.create_task();
+                Box::new(move |ctx| source_task::run(ctx, task).boxed())
+            }
+            AnyConnector::Sink(c) => {
+                let task = c.create_task();
+                Box::new(move |ctx| sink_task::run(ctx, task).boxed())
+            }
+        };
         Ok((ctx, runner))
     }
 
     /// The tasks of a connector that run on this worker.
     pub fn tasks_of(&self, connector: &str) -> Vec<TaskId> {
-        lock(&self.tasks).keys().filter(|id| id.connector == connector).cloned().collect()
+        lock(&self.tasks)
+            .keys()
+            .filter(|id| id.connector == connector)
+            .cloned()
+            .collect()
     }
 
     /// Stops tasks: each gets `task.shutdown.graceful.timeout.ms` in total to finish its stop
@@ -313,7 +383,9 @@ impl Worker {
     pub async fn stop_tasks(&self, ids: &[TaskId]) {
         let stopping: Vec<(TaskId, RunningTask)> = {
             let mut tasks = lock(&self.tasks);
-            ids.iter().filter_map(|id| tasks.remove(id).map(|t| (id.clone(), t))).collect()
+            ids.iter()
+                .filter_map(|id| tasks.remove(id).map(|t| (id.clone(), t)))
+                .collect()
         };
         for (_, t) in &stopping {
             t.cancel.cancel();
