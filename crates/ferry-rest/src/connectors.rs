@@ -70,6 +70,17 @@ fn string_map(config: BTreeMap<String, Value>) -> ConfigMap {
         .collect()
 }
 
+/// A `name` inside the config must be the connector's own name.
+fn check_name(config: &ConfigMap, name: &str) -> Result<(), ApiError> {
+    match config.get("name") {
+        Some(config_name) if config_name != name => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("Connector name configuration ({config_name}) doesn't match connector name in the URL ({name})"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn target_state(initial: Option<&str>) -> Result<TargetState, ApiError> {
     match initial.map(str::to_ascii_uppercase).as_deref() {
         None | Some("RUNNING") => Ok(TargetState::Started),
@@ -99,18 +110,7 @@ pub(crate) async fn create(
             "Connector name is null.",
         ));
     }
-    if let Some(config_name) = config.get("name") {
-        if config_name != &name {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "Connector name configuration (".to_owned()
-                    + config_name
-                    + ") doesn't match connector name in the URL ("
-                    + &name
-                    + ")",
-            ));
-        }
-    }
+    check_name(&config, &name)?;
     let initial = target_state(req.initial_state.as_deref())?;
     let (_, info) = state
         .herder
@@ -144,18 +144,7 @@ pub(crate) async fn put_config(
 ) -> Result<Response, ApiError> {
     let Json(config) = body?;
     let config = string_map(config);
-    if let Some(config_name) = config.get("name") {
-        if config_name != &name {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "Connector name configuration (".to_owned()
-                    + config_name
-                    + ") doesn't match connector name in the URL ("
-                    + &name
-                    + ")",
-            ));
-        }
-    }
+    check_name(&config, &name)?;
     let (written, info) = state
         .herder
         .put_connector_config(&name, config, true, TargetState::Started)
