@@ -8,6 +8,7 @@ pub mod converter;
 pub mod data;
 pub mod error;
 pub mod header;
+pub mod java;
 pub mod record;
 pub mod task;
 

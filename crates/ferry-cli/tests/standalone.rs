@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use support::*;
 
+/// A file source and sink through `topic`. The connectors are named after the topic: the sink's
+/// consumer group is `connect-<name>`, and tests running at once must not share a group.
 fn pipeline(dir: &std::path::Path, topic: &str) -> Vec<std::path::PathBuf> {
     vec![
-        connector_file(dir, "src", &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}\n", dir.join("in.txt").display())),
+        connector_file(dir, &format!("{topic}-src"), &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}\n", dir.join("in.txt").display())),
         connector_file(
             dir,
-            "sink",
+            &format!("{topic}-sink"),
             &format!("connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\nfile={}\ntopics={topic}\n", dir.join("out.txt").display()),
         ),
     ]

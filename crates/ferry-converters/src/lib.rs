@@ -2,12 +2,9 @@
 //! number and boolean converters, and `SimpleHeaderConverter` (the default header converter),
 //! together with the `Values` text form that header converter reads and writes.
 
-mod calendar;
 pub mod config;
 pub mod encoding;
 pub mod java_format;
-mod object_text;
-mod temporal;
 mod values_align;
 mod values_number;
 mod values_tokens;

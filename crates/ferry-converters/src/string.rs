@@ -10,14 +10,14 @@ use ferry_api::ConfigMap;
 
 use crate::config::{converter_config_def, is_key, parse_for_data, parse_for_header};
 use crate::encoding::Charset;
-use crate::object_text::java_to_string;
+use ferry_api::java::java_to_string;
 
 /// The character set used for both directions.
 pub const ENCODING_CONFIG: &str = "converter.encoding";
 pub const ENCODING_DEFAULT: &str = "UTF-8";
 
 /// Writes `value.toString()` in the configured charset, ignoring the schema except to recognise
-/// dates (see [`crate::object_text`]); reads any bytes as an optional string.
+/// dates (see [`ferry_api::java::to_string`]); reads any bytes as an optional string.
 #[derive(Debug, Clone)]
 pub struct StringConverter {
     write_charset: Charset,

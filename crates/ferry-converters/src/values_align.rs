@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use ferry_api::data::{Schema, SchemaRef, Type, Value, DECIMAL_LOGICAL_NAME};
 
-use crate::temporal::Temporal;
 use crate::values_text::convert_to_string;
+use ferry_api::java::temporal::Temporal;
 
 /// A value parsed from text with its inferred schema. Java keeps parsed dates as
 /// `java.util.Date` objects, which convert differently from plain numbers, so their instant is

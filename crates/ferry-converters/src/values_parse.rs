@@ -20,11 +20,11 @@
 use ferry_api::data::{Schema, SchemaAndValue, Value};
 use ferry_api::error::{ConnectError, Result};
 
-use crate::calendar::{parse_iso_date, parse_iso_time, parse_iso_timestamp};
-use crate::temporal::Temporal;
 use crate::values_align::{array_schema, convert_to, map_schema, Parsed, SchemaMerger};
 use crate::values_number::parse_number;
 use crate::values_tokens::{is_blank, java_trim, Tokens};
+use ferry_api::java::calendar::{parse_iso_date, parse_iso_time, parse_iso_timestamp};
+use ferry_api::java::temporal::Temporal;
 
 /// How deeply arrays and maps may nest.
 pub const MAX_DEPTH: usize = 128;

@@ -10,9 +10,9 @@
 use base64::Engine as _;
 use ferry_api::data::{Schema, Value};
 
-use crate::calendar::{iso_date, iso_time, iso_timestamp, MILLIS_PER_DAY};
-use crate::java_format::{java_big_decimal, java_double, java_float};
-use crate::temporal::instant_of;
+use ferry_api::java::calendar::{iso_date, iso_time, iso_timestamp, MILLIS_PER_DAY};
+use ferry_api::java::temporal::instant_of;
+use ferry_api::java::{java_big_decimal, java_double, java_float};
 
 /// The `Values` text of `value`; `None` for null.
 pub fn convert_to_string(schema: Option<&Schema>, value: &Value) -> Option<String> {

@@ -7,7 +7,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
 use crate::node::JsonNode;
-use crate::number_format::{big_decimal_to_string, double_to_string, float_to_string};
+use ferry_api::java::{java_big_decimal, java_double, java_float};
 
 pub(crate) fn to_bytes(node: &JsonNode) -> Vec<u8> {
     let mut out = String::new();
@@ -26,9 +26,9 @@ pub(crate) fn write_node(node: &JsonNode, out: &mut String) {
         JsonNode::Null => out.push_str("null"),
         JsonNode::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         JsonNode::Int(v) => out.push_str(&v.to_string()),
-        JsonNode::Float(v) => write_float_text(float_to_string(*v), v.is_finite(), out),
-        JsonNode::Double(v) => write_float_text(double_to_string(*v), v.is_finite(), out),
-        JsonNode::Decimal(d) => out.push_str(&big_decimal_to_string(d)),
+        JsonNode::Float(v) => write_float_text(java_float(*v), v.is_finite(), out),
+        JsonNode::Double(v) => write_float_text(java_double(*v), v.is_finite(), out),
+        JsonNode::Decimal(d) => out.push_str(&java_big_decimal(d)),
         JsonNode::Number(n) => out.push_str(&n.text),
         JsonNode::Text(s) => write_string(s, out),
         JsonNode::Binary(bytes) => {

@@ -7,7 +7,6 @@ pub mod config;
 mod converter;
 mod emit;
 mod node;
-mod number_format;
 mod parse;
 mod read;
 mod schema_json;

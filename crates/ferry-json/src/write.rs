@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 
 use crate::config::DecimalFormat;
 use crate::node::JsonNode;
-use crate::number_format::{big_decimal_to_string, double_to_string, float_to_string};
+use ferry_api::java::{java_big_decimal, java_double, java_float};
 
 const MILLIS_PER_DAY: i32 = 86_400_000;
 
@@ -255,9 +255,9 @@ fn as_text(node: &JsonNode) -> String {
         JsonNode::Null => "null".to_owned(),
         JsonNode::Bool(b) => b.to_string(),
         JsonNode::Int(v) => v.to_string(),
-        JsonNode::Float(v) => float_to_string(*v),
-        JsonNode::Double(v) => double_to_string(*v),
-        JsonNode::Decimal(d) => big_decimal_to_string(d),
+        JsonNode::Float(v) => java_float(*v),
+        JsonNode::Double(v) => java_double(*v),
+        JsonNode::Decimal(d) => java_big_decimal(d),
         JsonNode::Number(n) => n.text.clone(),
         JsonNode::Text(s) => s.clone(),
         JsonNode::Binary(_) => crate::emit::to_text(node).trim_matches('"').to_owned(),

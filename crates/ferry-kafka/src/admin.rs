@@ -29,13 +29,13 @@ pub struct TopicSpec {
 
 impl Admin {
     pub fn new(config: &ClientConfig) -> Result<Self, KafkaClientError> {
-        let admin = config.create().map_err(|source| KafkaClientError::Create {
+        let admin = config.create().map_err(|cause| KafkaClientError::Create {
             role: "admin",
-            source,
+            cause,
         })?;
-        let meta = config.create().map_err(|source| KafkaClientError::Create {
+        let meta = config.create().map_err(|cause| KafkaClientError::Create {
             role: "admin",
-            source,
+            cause,
         })?;
         Ok(Admin { admin, meta })
     }

@@ -117,9 +117,9 @@ impl SinkConsumer {
         };
         let inner: StreamConsumer<SinkConsumerContext> = config
             .create_with_context(context)
-            .map_err(|source| KafkaClientError::Create {
+            .map_err(|cause| KafkaClientError::Create {
                 role: "consumer",
-                source,
+                cause,
             })?;
         let topics: Vec<String> = match subscription {
             Subscription::Topics(t) => t.clone(),
@@ -263,7 +263,7 @@ fn transient_or_fatal(e: KafkaError) -> Result<(), KafkaClientError> {
         }
         other => Err(KafkaClientError::Operation {
             operation: "consumer poll",
-            source: other,
+            cause: other,
         }),
     }
 }

@@ -1,20 +1,19 @@
 use rdkafka::error::KafkaError;
 
-/// A failure of a Kafka client operation.
+/// A failure of a Kafka client operation. The cause is part of the message rather than a
+/// `source`, so error chains (task traces, `{:#}`) print it once.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum KafkaClientError {
-    #[error("could not create the Kafka {role} client: {source}")]
+    #[error("could not create the Kafka {role} client: {cause}")]
     Create {
         role: &'static str,
-        #[source]
-        source: KafkaError,
+        cause: KafkaError,
     },
-    #[error("{operation} failed: {source}")]
+    #[error("{operation} failed: {cause}")]
     Operation {
         operation: &'static str,
-        #[source]
-        source: KafkaError,
+        cause: KafkaError,
     },
     #[error("{operation} timed out after {timeout_ms} ms")]
     Timeout {
@@ -27,13 +26,13 @@ pub enum KafkaClientError {
 
 impl KafkaClientError {
     pub(crate) fn op(operation: &'static str) -> impl FnOnce(KafkaError) -> Self {
-        move |source| KafkaClientError::Operation { operation, source }
+        move |cause| KafkaClientError::Operation { operation, cause }
     }
 
     /// Whether the broker may accept the same request later.
     pub fn is_retriable(&self) -> bool {
         match self {
-            KafkaClientError::Operation { source, .. } => source
+            KafkaClientError::Operation { cause, .. } => cause
                 .rdkafka_error_code()
                 .map(|c| {
                     use rdkafka::types::RDKafkaErrorCode as C;

@@ -83,9 +83,9 @@ impl AckingProducer {
         let (tx, rx) = mpsc::unbounded_channel();
         let inner = config
             .create_with_context(AckContext { acks: tx })
-            .map_err(|source| KafkaClientError::Create {
+            .map_err(|cause| KafkaClientError::Create {
                 role: "producer",
-                source,
+                cause,
             })?;
         Ok((AckingProducer { inner }, rx))
     }
@@ -125,14 +125,14 @@ impl AckingProducer {
     pub fn flush(&self, timeout: Duration) -> Result<(), KafkaClientError> {
         self.inner
             .flush(timeout)
-            .map_err(|source| match source.rdkafka_error_code() {
+            .map_err(|cause| match cause.rdkafka_error_code() {
                 Some(RDKafkaErrorCode::OperationTimedOut) => KafkaClientError::Timeout {
                     operation: "producer flush",
                     timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
                 },
                 _ => KafkaClientError::Operation {
                     operation: "producer flush",
-                    source,
+                    cause,
                 },
             })
     }

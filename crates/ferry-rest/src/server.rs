@@ -10,12 +10,8 @@ use tokio_util::sync::CancellationToken;
 pub enum ServeError {
     #[error("unsupported listener {0}: only http://host:port listeners are supported")]
     Listener(String),
-    #[error("could not listen on {addr}: {source}")]
-    Bind {
-        addr: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("could not listen on {addr}: {cause}")]
+    Bind { addr: String, cause: std::io::Error },
 }
 
 /// Parses a Java listener URI (`http://:8083`, `http://0.0.0.0:8083`, `http://localhost:8083`).
@@ -41,13 +37,13 @@ pub async fn serve(
     let addr = parse_listener(listener)?;
     let socket = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|source| ServeError::Bind {
+        .map_err(|cause| ServeError::Bind {
             addr: addr.to_string(),
-            source,
+            cause,
         })?;
-    let bound = socket.local_addr().map_err(|source| ServeError::Bind {
+    let bound = socket.local_addr().map_err(|cause| ServeError::Bind {
         addr: addr.to_string(),
-        source,
+        cause,
     })?;
     let app = crate::router(herder);
     let handle = tokio::spawn(async move {

@@ -5,57 +5,12 @@ use std::fmt;
 use crate::data::Value;
 
 impl fmt::Display for Value {
+    /// Java's `toString()` without a schema (so logical dates print as their numbers; use
+    /// [`crate::java::java_to_string`] with the schema for Java's date text).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Null => f.write_str("null"),
-            Value::Boolean(b) => write!(f, "{b}"),
-            Value::Int8(v) => write!(f, "{v}"),
-            Value::Int16(v) => write!(f, "{v}"),
-            Value::Int32(v) => write!(f, "{v}"),
-            Value::Int64(v) => write!(f, "{v}"),
-            Value::Float32(v) => write!(f, "{v:?}"),
-            Value::Float64(v) => write!(f, "{v:?}"),
-            Value::String(s) => f.write_str(s),
-            // Java prints an array identity here, which is useless; the bytes' length says more.
-            Value::Bytes(b) => write!(f, "[B@{}", b.len()),
-            Value::Decimal(d) => f.write_str(&d.to_plain_string()),
-            Value::Array(items) => {
-                f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str("]")
-            }
-            Value::Map(entries) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{k}={v}")?;
-                }
-                f.write_str("}")
-            }
-            Value::Struct(s) => {
-                // Java's Struct.toString lists only the fields that are set, without spaces.
-                f.write_str("Struct{")?;
-                let mut first = true;
-                for field in &s.schema().fields {
-                    let v = s.get_index(field.index);
-                    if v.is_null() {
-                        continue;
-                    }
-                    if !first {
-                        f.write_str(",")?;
-                    }
-                    first = false;
-                    write!(f, "{}={v}", field.name)?;
-                }
-                f.write_str("}")
-            }
+        match crate::java::java_to_string(None, self) {
+            Some(text) => f.write_str(&text),
+            None => f.write_str("null"),
         }
     }
 }

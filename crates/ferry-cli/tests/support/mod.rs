@@ -55,10 +55,15 @@ pub fn write_file(path: &Path, contents: &str) {
     std::fs::write(path, contents).unwrap();
 }
 
+/// The complete lines of a file; a last line still being written (no newline yet) is left out,
+/// so a reader racing the sink's buffered writes never sees half a line.
 pub fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .map(|s| s.lines().map(str::to_owned).collect())
-        .unwrap_or_default()
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let complete = match text.rfind('\n') {
+        Some(end) => &text[..=end],
+        None => "",
+    };
+    complete.lines().map(str::to_owned).collect()
 }
 
 pub fn numbered_lines(from: usize, to: usize) -> String {
@@ -158,19 +163,21 @@ impl Ferry {
             .arg(self.child.id().to_string())
             .status()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(
-                    status.success(),
-                    "ferry exited with {status}; log: {}",
-                    self.log_text()
-                );
-                return;
-            }
-            assert!(Instant::now() < deadline, "ferry did not stop within 60 s");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let mut exit = None;
+        wait_until(
+            "ferry to stop after SIGTERM",
+            Duration::from_secs(60),
+            || {
+                exit = self.child.try_wait().unwrap();
+                exit.is_some()
+            },
+        );
+        let status = exit.unwrap();
+        assert!(
+            status.success(),
+            "ferry exited with {status}; log: {}",
+            self.log_text()
+        );
     }
 
     /// SIGKILL: the crash path.

@@ -5,8 +5,8 @@ use ferry_api::data::{
 };
 
 use super::*;
-use crate::calendar::{days_from_civil, MILLIS_PER_DAY};
 use crate::values_text::convert_to_string;
+use ferry_api::java::calendar::{days_from_civil, MILLIS_PER_DAY};
 
 fn parse(text: &str) -> SchemaAndValue {
     parse_string(text).unwrap()

@@ -9,12 +9,8 @@ use crate::config::properties::parse_properties;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigFileError {
-    #[error("could not read {path}: {source}")]
-    Read {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("could not read {path}: {cause}")]
+    Read { path: String, cause: std::io::Error },
     #[error("{path}: {message}")]
     Malformed { path: String, message: String },
 }
@@ -29,9 +25,9 @@ pub struct ConnectorFile {
 }
 
 fn read(path: &Path) -> Result<String, ConfigFileError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+    std::fs::read_to_string(path).map_err(|cause| ConfigFileError::Read {
         path: path.display().to_string(),
-        source,
+        cause,
     })
 }
 

@@ -91,9 +91,9 @@ pub fn worker_config_def() -> ConfigDef {
         .define(key(KEY_CONVERTER, Class, DefaultValue::Required, High, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record keys)."))
         .define(key(VALUE_CONVERTER, Class, DefaultValue::Required, High, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record values)."))
         .define(key(HEADER_CONVERTER, Class, value(DEFAULT_HEADER_CONVERTER), Low, "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record headers)."))
-        .define(key(TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS, Long, value("5000"), Low, "Amount of time to wait for tasks to shutdown gracefully."))
-        .define(key(OFFSET_FLUSH_INTERVAL_MS, Long, value("60000"), Low, "Interval at which to try committing offsets for tasks."))
-        .define(key(OFFSET_FLUSH_TIMEOUT_MS, Long, value("5000"), Low, "Maximum time to wait for records to flush and partition offset data to be committed before cancelling the process."))
+        .define(key(TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS, Long, value("5000"), Low, "Amount of time to wait for tasks to shutdown gracefully.").validator(Validator::at_least(0.0)))
+        .define(key(OFFSET_FLUSH_INTERVAL_MS, Long, value("60000"), Low, "Interval at which to try committing offsets for tasks.").validator(Validator::at_least(0.0)))
+        .define(key(OFFSET_FLUSH_TIMEOUT_MS, Long, value("5000"), Low, "Maximum time to wait for records to flush and partition offset data to be committed before cancelling the process.").validator(Validator::at_least(0.0)))
         .define(key(LISTENERS, List, value("http://:8083"), Low, "List of comma-separated URIs the REST API will listen on."))
         .define(key(PLUGIN_PATH, List, DefaultValue::Null, Low, "Directories of plugins; Ferry's plugins are built in, so this is ignored."))
         .define(key(TOPIC_TRACKING_ENABLE, Boolean, value("true"), Low, "Enable tracking the set of active topics per connector during runtime."))
@@ -141,16 +141,6 @@ impl WorkerConfig {
     }
 
     fn from_def(def: &ConfigDef, props: &ConfigMap) -> Result<Self, ConfigError> {
-        let mut def = def.clone();
-        for k in [
-            OFFSET_FLUSH_INTERVAL_MS,
-            OFFSET_FLUSH_TIMEOUT_MS,
-            TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS,
-        ] {
-            if let Some(key) = def.key(k).cloned() {
-                def = def.define(key.validator(Validator::at_least(0.0)));
-            }
-        }
         let parsed = def.parse(props)?;
         Ok(WorkerConfig {
             originals: props.clone(),

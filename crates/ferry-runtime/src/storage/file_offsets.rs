@@ -55,11 +55,11 @@ impl FileOffsetStore {
         .await
         .map_err(|e| OffsetStoreError::Write {
             path: self.path.display().to_string(),
-            source: std::io::Error::other(e.to_string()),
+            cause: std::io::Error::other(e.to_string()),
         })?
         .map_err(|e| OffsetStoreError::Write {
             path: self.path.display().to_string(),
-            source: e,
+            cause: e,
         })
     }
 }

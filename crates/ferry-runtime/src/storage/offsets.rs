@@ -13,12 +13,8 @@ use crate::storage::offset_codec::{decode_offset, encode_key};
 pub enum OffsetStoreError {
     #[error("could not read offsets from {path}: {message}")]
     Load { path: String, message: String },
-    #[error("could not write offsets to {path}: {source}")]
-    Write {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("could not write offsets to {path}: {cause}")]
+    Write { path: String, cause: std::io::Error },
     #[error("offset data is invalid: {0}")]
     Data(String),
 }

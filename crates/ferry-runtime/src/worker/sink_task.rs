@@ -152,10 +152,18 @@ impl SinkPipeline {
         &self,
         consumed: Vec<ConsumedRecord>,
     ) -> Result<(Vec<SinkRecord>, Offsets), ConnectError> {
-        let mut offsets = Offsets::new();
+        // A batch spans few partitions, so a short list beats hashing (and cloning) a topic
+        // name for every record.
+        let mut offsets: Vec<((String, i32), i64)> = Vec::new();
         let mut batch = Vec::with_capacity(consumed.len());
         for r in consumed {
-            offsets.insert((r.topic.clone(), r.partition), r.offset + 1);
+            match offsets
+                .iter_mut()
+                .find(|((t, p), _)| *p == r.partition && *t == r.topic)
+            {
+                Some(slot) => slot.1 = r.offset + 1,
+                None => offsets.push(((r.topic.clone(), r.partition), r.offset + 1)),
+            }
             let key = self
                 .ctx
                 .key_converter
@@ -193,7 +201,7 @@ impl SinkPipeline {
                 headers,
             });
         }
-        Ok((batch, offsets))
+        Ok((batch, offsets.into_iter().collect()))
     }
 
     /// Puts a batch; a retriable failure pauses consumption and keeps the batch for redelivery.

@@ -33,7 +33,7 @@ struct SourcePipeline {
     header_bytes: Vec<(String, Option<Vec<u8>>)>,
 }
 
-fn producer_config(ctx: &TaskContext) -> rdkafka_config::Config {
+fn producer_config(ctx: &TaskContext) -> ferry_kafka::rdkafka::ClientConfig {
     let client_id = format!("connector-producer-{}-{}", ctx.id.connector, ctx.id.task);
     // Java's defaults for connector producers: all replicas acknowledge, one request in flight
     // per connection so retries keep order, and no delivery deadline.
@@ -48,10 +48,6 @@ fn producer_config(ctx: &TaskContext) -> rdkafka_config::Config {
         ("partitioner", "murmur2_random"),
     ];
     ferry_kafka::client_config(ClientRole::Producer, &ctx.client_layers("producer"), &fixed)
-}
-
-mod rdkafka_config {
-    pub type Config = ferry_kafka::rdkafka::ClientConfig;
 }
 
 pub(crate) async fn run(

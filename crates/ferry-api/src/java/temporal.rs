@@ -4,11 +4,11 @@
 //! it as a date. Ferry keeps them in physical form (Int32 days, Int32 milliseconds of the day,
 //! Int64 epoch milliseconds), so only the schema tells a date from a plain number.
 
-use ferry_api::data::{
+use crate::data::{
     Schema, SchemaRef, Type, Value, DATE_LOGICAL_NAME, TIMESTAMP_LOGICAL_NAME, TIME_LOGICAL_NAME,
 };
 
-use crate::calendar::MILLIS_PER_DAY;
+use crate::java::calendar::MILLIS_PER_DAY;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Temporal {
@@ -52,9 +52,9 @@ impl Temporal {
     /// The required schema Java's `Values` gives a parsed date, time or timestamp.
     pub fn schema(self) -> SchemaRef {
         match self {
-            Temporal::Date => ferry_api::data::date().build(),
-            Temporal::Time => ferry_api::data::time().build(),
-            Temporal::Timestamp => ferry_api::data::timestamp().build(),
+            Temporal::Date => crate::data::date().build(),
+            Temporal::Time => crate::data::time().build(),
+            Temporal::Timestamp => crate::data::timestamp().build(),
         }
     }
 }

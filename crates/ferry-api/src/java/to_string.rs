@@ -6,12 +6,12 @@
 //! identity (`[B@1b6d3586`), which nobody can use, so Ferry writes bytes as standard Base64, the
 //! same form `Values` uses for headers.
 
+use crate::data::{Schema, Value};
 use base64::Engine as _;
-use ferry_api::data::{Schema, Value};
 
-use crate::calendar::java_date_string;
-use crate::java_format::{java_big_decimal, java_double, java_float};
-use crate::temporal::instant_of;
+use crate::java::calendar::java_date_string;
+use crate::java::numbers::{java_big_decimal, java_double, java_float};
+use crate::java::temporal::instant_of;
 
 /// The Java `toString()` of `value`; `None` for null.
 pub fn java_to_string(schema: Option<&Schema>, value: &Value) -> Option<String> {
@@ -87,7 +87,7 @@ fn write_value(out: &mut String, schema: Option<&Schema>, value: &Value) {
 
 #[cfg(test)]
 mod tests {
-    use ferry_api::data::{Decimal, Schema, SchemaBuilder, Struct};
+    use crate::data::{Decimal, Schema, SchemaBuilder, Struct};
 
     use super::*;
 
@@ -123,7 +123,7 @@ mod tests {
         let schema = SchemaBuilder::struct_()
             .field("id", Schema::int32())
             .field("note", Schema::optional_string())
-            .field("when", ferry_api::data::date().optional().build())
+            .field("when", crate::data::date().optional().build())
             .build();
         let mut s = Struct::new(schema).unwrap();
         s.put("id", 7).unwrap();
@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn logical_dates_need_their_schema() {
-        let ts = ferry_api::data::timestamp().build();
+        let ts = crate::data::timestamp().build();
         assert_eq!(
             text(Some(&ts), Value::Int64(0)),
             "Thu Jan 01 00:00:00 UTC 1970"

@@ -6,11 +6,11 @@
 //! two digits preferred over one when a two-digit decimal is closer). Older JDKs sometimes
 //! print extra digits; the two agree on the overwhelming majority of values.
 
-use ferry_api::data::Decimal;
+use crate::data::Decimal;
 use num_bigint::{BigUint, Sign};
 
 /// Java's `Double.toString`.
-pub(crate) fn double_to_string(v: f64) -> String {
+pub fn java_double(v: f64) -> String {
     if let Some(special) = special_text(v.is_nan(), v.is_infinite(), v == 0.0, v.is_sign_negative())
     {
         return special;
@@ -32,7 +32,7 @@ pub(crate) fn double_to_string(v: f64) -> String {
 }
 
 /// Java's `Float.toString`.
-pub(crate) fn float_to_string(v: f32) -> String {
+pub fn java_float(v: f32) -> String {
     if let Some(special) = special_text(v.is_nan(), v.is_infinite(), v == 0.0, v.is_sign_negative())
     {
         return special;
@@ -174,7 +174,7 @@ fn layout(negative: bool, digits: &str, exp10: i32) -> String {
 
 /// Java's `BigDecimal.toString`: plain unless the scale is negative or the value is tiny,
 /// then scientific with an explicit `+` on positive exponents.
-pub(crate) fn big_decimal_to_string(d: &Decimal) -> String {
+pub fn java_big_decimal(d: &Decimal) -> String {
     let coefficient = d.unscaled.magnitude().to_string();
     let mut out = String::with_capacity(coefficient.len() + 8);
     if d.unscaled.sign() == Sign::Minus {
@@ -245,7 +245,7 @@ mod tests {
             (f64::NEG_INFINITY, "-Infinity"),
         ];
         for (v, want) in cases {
-            assert_eq!(double_to_string(*v), *want, "{v:e}");
+            assert_eq!(java_double(*v), *want, "{v:e}");
         }
     }
 
@@ -264,7 +264,7 @@ mod tests {
             (-0.0, "-0.0"),
         ];
         for (v, want) in cases {
-            assert_eq!(float_to_string(*v), *want, "{v:e}");
+            assert_eq!(java_float(*v), *want, "{v:e}");
         }
     }
 
@@ -284,9 +284,73 @@ mod tests {
             (7, 0, "7"),
         ];
         for (unscaled, scale, want) in cases {
+            assert_eq!(java_big_decimal(&Decimal::new(*unscaled, *scale)), *want);
+        }
+    }
+
+    #[test]
+    fn doubles_print_like_java() {
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (-2.5, "-2.5"),
+            (100.0, "100.0"),
+            (0.001, "0.001"),
+            (0.000_1, "1.0E-4"),
+            (1_234_567.0, "1234567.0"),
+            (9_999_999.0, "9999999.0"),
+            (1e7, "1.0E7"),
+            (1.5e10, "1.5E10"),
+            (123_456_789.0, "1.23456789E8"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (f64::MAX, "1.7976931348623157E308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014E-308"),
+            (5e-324, "4.9E-324"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ];
+        for (v, expected) in cases {
+            assert_eq!(java_double(*v), *expected, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn floats_print_like_java() {
+        let cases: &[(f32, &str)] = &[
+            (1.0, "1.0"),
+            (1.1, "1.1"),
+            (1234.31, "1234.31"),
+            (66000.0008, "66000.0"),
+            (f32::MAX, "3.4028235E38"),
+            (f32::from_bits(1), "1.4E-45"),
+            (1e-5, "1.0E-5"),
+            (f32::INFINITY, "Infinity"),
+        ];
+        for (v, expected) in cases {
+            assert_eq!(java_float(*v), *expected, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn big_decimals_print_like_java() {
+        let cases: &[(i64, i32, &str)] = &[
+            (201, 2, "2.01"),
+            (-5, 3, "-0.005"),
+            (12, -2, "1.2E+3"),
+            (1, -1, "1E+1"),
+            (0, 0, "0"),
+            (0, 2, "0.00"),
+            (0, -3, "0E+3"),
+            (123, 0, "123"),
+            (1, 6, "0.000001"),
+            (1, 7, "1E-7"),
+            (123, 10, "1.23E-8"),
+        ];
+        for (unscaled, scale, expected) in cases {
             assert_eq!(
-                big_decimal_to_string(&Decimal::new(*unscaled, *scale)),
-                *want
+                java_big_decimal(&Decimal::new(*unscaled, *scale)),
+                *expected
             );
         }
     }
