@@ -24,6 +24,8 @@ impl ConverterType {
 }
 
 /// Converts keys or values (Java's `Converter`). Configured once, then shared by a task.
+/// The `from_`/`to_` method names are Java's, kept so the API reads like the one plugin authors know.
+#[allow(clippy::wrong_self_convention)]
 pub trait Converter: Send + Sync {
     fn configure(&mut self, configs: &ConfigMap, is_key: bool) -> Result<()>;
 
@@ -44,6 +46,7 @@ pub trait Converter: Send + Sync {
 }
 
 /// Converts header values (Java's `HeaderConverter`).
+#[allow(clippy::wrong_self_convention)]
 pub trait HeaderConverter: Send + Sync {
     fn configure(&mut self, configs: &ConfigMap) -> Result<()>;
 

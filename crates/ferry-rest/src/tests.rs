@@ -76,7 +76,7 @@ impl Herder for FakeHerder {
         allow_replace: bool,
         _: TargetState,
     ) -> Result<(Written, ConnectorInfo), HerderError> {
-        if config.get("connector.class").is_none() {
+        if !config.contains_key("connector.class") {
             return Err(HerderError::BadRequest(
                 "Connector configuration is invalid".into(),
             ));

@@ -8,4 +8,4 @@ mod validators;
 pub use def::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, KeyReport, Width};
 pub use error::{ConfigError, KeyProblem};
 pub use parsed::{split_list, ConfigValue, ParsedConfig};
-pub use validators::Validator;
+pub use validators::{CustomCheck, Validator};

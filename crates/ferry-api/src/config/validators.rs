@@ -5,6 +5,9 @@ use std::sync::Arc;
 
 use crate::config::ConfigValue;
 
+/// A custom rule's check: `Err` carries the reason a value is wrong.
+pub type CustomCheck = Arc<dyn Fn(&ConfigValue) -> Result<(), String> + Send + Sync>;
+
 /// A check run on a parsed value; returns the reason a value is wrong.
 #[derive(Clone)]
 pub enum Validator {
@@ -21,7 +24,7 @@ pub enum Validator {
     /// A custom rule; the description shows in the validate endpoint's documentation.
     Custom {
         description: String,
-        check: Arc<dyn Fn(&ConfigValue) -> Result<(), String> + Send + Sync>,
+        check: CustomCheck,
     },
 }
 

@@ -12,6 +12,14 @@ struct Entry {
     acked: bool,
 }
 
+/// How far one source partition can be committed during a scan.
+struct Progress<'a> {
+    partition: Option<&'a Arc<OffsetMap>>,
+    /// An unacknowledged record of this partition was seen; later ones must wait.
+    blocked: bool,
+    offset: Option<&'a OffsetMap>,
+}
+
 /// Sequence numbers are contiguous, so an acknowledgement finds its record by index.
 #[derive(Default)]
 pub struct SubmittedRecords {
@@ -51,35 +59,38 @@ impl SubmittedRecords {
     /// For each source partition, the offset of its last record whose predecessors in that
     /// partition are all acknowledged; then forgets the acknowledged prefix.
     pub fn committable(&mut self) -> Vec<PartitionOffset> {
-        // (partition, blocked by an unacknowledged record, latest committable offset)
-        let mut partitions: Vec<(Option<&Arc<OffsetMap>>, bool, Option<&OffsetMap>)> = Vec::new();
+        let mut partitions: Vec<Progress<'_>> = Vec::new();
         for entry in &self.entries {
             let partition = entry.record.source_partition.as_ref();
             let idx = match partitions
                 .iter()
-                .position(|(p, _, _)| same_partition(*p, partition))
+                .position(|p| same_partition(p.partition, partition))
             {
                 Some(i) => i,
                 None => {
-                    partitions.push((partition, false, None));
+                    partitions.push(Progress {
+                        partition,
+                        blocked: false,
+                        offset: None,
+                    });
                     partitions.len() - 1
                 }
             };
-            let slot = &mut partitions[idx];
-            if slot.1 {
+            let progress = &mut partitions[idx];
+            if progress.blocked {
                 continue;
             }
             if entry.acked {
                 if let Some(offset) = entry.record.source_offset.as_ref() {
-                    slot.2 = Some(offset);
+                    progress.offset = Some(offset);
                 }
             } else {
-                slot.1 = true;
+                progress.blocked = true;
             }
         }
         let result = partitions
             .into_iter()
-            .filter_map(|(p, _, o)| Some((p?.clone(), o?.clone())))
+            .filter_map(|p| Some((p.partition?.clone(), p.offset?.clone())))
             .collect();
         while self.entries.front().is_some_and(|e| e.acked) {
             self.entries.pop_front();
