@@ -1,6 +1,8 @@
 //! Compact JSON text exactly as Jackson's default generator writes a tree: no whitespace,
 //! only `"`, `\` and control characters escaped (short forms where JSON has them, otherwise
-//! `\u00XX` with upper-case hex), `/` and non-ASCII left as they are, and non-finite floats
+//! `\u00XX` with upper-case hex), `/` and other BMP characters left as they are, characters
+//! outside the BMP written as their UTF-16 surrogate pair of `\uXXXX` escapes (Jackson 2.19's
+//! UTF-8 generator, COMBINE_UNICODE_SURROGATES_IN_UTF8 off by default), and non-finite floats
 //! quoted (`"NaN"`), because QUOTE_NON_NUMERIC_NUMBERS is on by default.
 
 use base64::engine::general_purpose::STANDARD;
@@ -71,6 +73,14 @@ fn write_float_text(text: String, finite: bool, out: &mut String) {
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
+/// `\uXXXX` with upper-case hex digits.
+fn push_unicode_escape(unit: u16, out: &mut String) {
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[usize::from((unit >> shift) & 0xF)] as char);
+    }
+}
+
 pub(crate) fn write_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
@@ -82,11 +92,12 @@ pub(crate) fn write_string(s: &str, out: &mut String) {
             '\u{0C}' => out.push_str("\\f"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                let b = c as u8;
-                out.push_str("\\u00");
-                out.push(HEX[usize::from(b >> 4)] as char);
-                out.push(HEX[usize::from(b & 0xF)] as char);
+            c if (c as u32) < 0x20 => push_unicode_escape(c as u16, out),
+            c if (c as u32) > 0xFFFF => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    push_unicode_escape(*unit, out);
+                }
             }
             c => out.push(c),
         }
@@ -102,10 +113,13 @@ mod tests {
     #[test]
     fn strings_escape_like_jackson() {
         let mut out = String::new();
-        write_string("a\"b\\c/\n\t\r\u{8}\u{c}\u{1}\u{1f}\u{7f}é😀", &mut out);
+        write_string(
+            "a\"b\\c/\n\t\r\u{8}\u{c}\u{1}\u{1f}\u{7f}é\u{800}\u{ffff}😀\u{1d11e}",
+            &mut out,
+        );
         assert_eq!(
             out,
-            "\"a\\\"b\\\\c/\\n\\t\\r\\b\\f\\u0001\\u001F\u{7f}é😀\""
+            "\"a\\\"b\\\\c/\\n\\t\\r\\b\\f\\u0001\\u001F\u{7f}é\u{800}\u{ffff}\\uD83D\\uDE00\\uD834\\uDD1E\""
         );
     }
 

@@ -1,8 +1,9 @@
-//! Golden tests: each fixture in `testdata/json/` holds the exact bytes Java's JsonConverter
-//! (Jackson 2, default generator) produces for the case below it. Expectations come from
-//! Kafka's `JsonConverterTest` where it has them, otherwise from Jackson's documented
-//! behaviour: compact output, object keys in insertion order, numbers via Java's
-//! `toString`, non-finite doubles quoted, byte arrays as padded Base64.
+//! Golden tests: each fixture in `testdata/json/` holds the exact bytes that Apache Kafka
+//! 4.1.1's own `JsonConverter.fromConnectData` (connect-json 4.1.1 with Jackson 2.19, run on
+//! Java 17) wrote for the case below it. `testdata/json/java-capture/run.sh` builds the same
+//! schema, value and converter settings with Java's API and captures them again; a case added
+//! here needs its twin in `java-capture/Capture.java`. The comments say which Java behaviour
+//! each case pins down.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -179,7 +180,7 @@ fn cases() -> Vec<Case> {
         // doubleToJson: FLOAT64 is type "double"; Double.toString(12.34).
         case("float64.json", Schema::float64(), Value::Float64(12.34)),
         // Double.toString: plain for 1e-3 <= |v| < 1e7, else d.dddE±n; always a fraction
-        // digit; JDK 19+ prints Double.MIN_VALUE as 4.9E-324.
+        // digit; Double.MIN_VALUE is 4.9E-324.
         case(
             "float64_formats.json",
             array_of(Schema::float64()),
@@ -215,8 +216,10 @@ fn cases() -> Vec<Case> {
         .read_back(ReadBack::Skip),
         // stringToJson.
         case("string.json", Schema::string(), s("foo-bar-baz")),
-        // Jackson escapes only `"`, `\` and control characters (short forms, else \u00XX in
-        // upper-case hex from CharTypes.HC); `/`, DEL and non-ASCII pass through as UTF-8.
+        // Captured from Kafka 4.1.1: Jackson escapes `"`, `\` and control characters (short
+        // forms, else \u00XX in upper-case hex); `/`, DEL and other BMP characters pass
+        // through as UTF-8, but a character outside the BMP is written as its UTF-16
+        // surrogate pair, \uD83D\uDE00.
         case(
             "string_escapes.json",
             Schema::string(),
