@@ -142,6 +142,7 @@ pub async fn run(worker_path: &Path, connector_paths: &[PathBuf]) -> anyhow::Res
         tracing::info!(connector = %file.name, "Created connector");
     }
     if failure.is_none() {
+        herder.set_ready();
         wait_for_signal()
             .await
             .context("waiting for a stop signal")?;

@@ -2,18 +2,21 @@
 
 use std::collections::BTreeMap;
 
+use std::collections::HashMap;
+
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use ferry_api::ConfigMap;
-use ferry_runtime::herder::Written;
+use ferry_runtime::herder::{ConfigPatch, RestartRequest, Written};
 use ferry_runtime::worker::TargetState;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::entities::{connector_info, connector_status};
 use crate::error::ApiError;
+use crate::query;
 use crate::AppState;
 
 pub(crate) async fn list(
@@ -30,19 +33,23 @@ pub(crate) async fn list(
         return Ok(Json(json!(names)));
     }
     let mut out = Map::new();
-    for name in names {
+    'connectors: for name in names {
         let mut entry = Map::new();
         for e in &expands {
             match *e {
-                "status" => {
-                    if let Ok(s) = state.herder.connector_status(&name).await {
+                "status" => match state.herder.connector_status(&name).await {
+                    Ok(s) => {
                         entry.insert("status".to_owned(), connector_status(&s));
                     }
-                }
+                    // Java leaves out a connector whose status cannot be found.
+                    Err(_) => continue 'connectors,
+                },
                 "info" => {
-                    if let Ok(i) = state.herder.connector_info(&name).await {
-                        entry.insert("info".to_owned(), connector_info(&i));
-                    }
+                    let info = state.herder.connector_info(&name).await.ok();
+                    entry.insert(
+                        "info".to_owned(),
+                        info.as_ref().map_or(Value::Null, connector_info),
+                    );
                 }
                 _ => {}
             }
@@ -95,6 +102,7 @@ fn target_state(initial: Option<&str>) -> Result<TargetState, ApiError> {
 
 pub(crate) async fn create(
     State(state): State<AppState>,
+    headers: HeaderMap,
     body: Result<Json<CreateRequest>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
     let Json(req) = body?;
@@ -104,19 +112,13 @@ pub(crate) async fn create(
         .map(|n| n.trim().to_owned())
         .or_else(|| config.get("name").cloned())
         .unwrap_or_default();
-    if name.is_empty() {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "Connector name is null.",
-        ));
-    }
     check_name(&config, &name)?;
     let initial = target_state(req.initial_state.as_deref())?;
     let (_, info) = state
         .herder
         .put_connector_config(&name, config, false, initial)
         .await?;
-    Ok((StatusCode::CREATED, Json(connector_info(&info))).into_response())
+    Ok(created(&base_uri(&headers), &name, &info))
 }
 
 pub(crate) async fn info(
@@ -139,6 +141,7 @@ pub(crate) async fn config(
 
 pub(crate) async fn put_config(
     State(state): State<AppState>,
+    headers: HeaderMap,
     Path(name): Path<String>,
     body: Result<Json<BTreeMap<String, Value>>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
@@ -149,12 +152,10 @@ pub(crate) async fn put_config(
         .herder
         .put_connector_config(&name, config, true, TargetState::Started)
         .await?;
-    let status = if written == Written::Created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Ok((status, Json(connector_info(&info))).into_response())
+    if written == Written::Created {
+        return Ok(created(&base_uri(&headers), &name, &info));
+    }
+    Ok((StatusCode::OK, Json(connector_info(&info))).into_response())
 }
 
 pub(crate) async fn delete(
@@ -174,15 +175,115 @@ pub(crate) async fn status(
     )))
 }
 
-pub(crate) async fn tasks(
+/// The absolute base URL of this request (`http://host:port`), for `Location` headers.
+fn base_uri(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+/// 201 with the new connector's `Location`, as Java answers a create.
+fn created(base: &str, name: &str, info: &ferry_runtime::herder::ConnectorInfo) -> Response {
+    let location = format!("{base}/connectors/{}", encode_path_segment(name));
+    (
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(connector_info(info)),
+    )
+        .into_response()
+}
+
+fn encode_path_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+pub(crate) async fn patch_config(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Result<Json<BTreeMap<String, Value>>, axum::extract::rejection::JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(patch) = body?;
+    let patch: ConfigPatch = patch
+        .into_iter()
+        .map(|(k, v)| match v {
+            Value::Null => (k, None),
+            Value::String(s) => (k, Some(s)),
+            other => (k, Some(other.to_string())),
+        })
+        .collect();
+    Ok(Json(connector_info(
+        &state.herder.patch_connector_config(&name, patch).await?,
+    )))
+}
+
+/// `POST /connectors/{c}/restart`: 204 for the legacy restart, else 202 with the plan (KIP-745).
+pub(crate) async fn restart(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let request = RestartRequest {
+        include_tasks: query::boolean(&params, "includeTasks", false),
+        only_failed: query::boolean(&params, "onlyFailed", false),
+    };
+    if request.is_legacy() {
+        state.herder.restart_connector(&name).await?;
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
+    let plan = state
+        .herder
+        .restart_connector_and_tasks(&name, request)
+        .await?;
+    Ok((StatusCode::ACCEPTED, Json(connector_status(&plan))).into_response())
+}
+
+pub(crate) async fn pause(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.herder.pause_connector(&name).await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+pub(crate) async fn resume(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.herder.resume_connector(&name).await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+pub(crate) async fn stop(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.herder.stop_connector(&name).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /connectors/{c}/topics` (KIP-558); no existence check, as in Java.
+pub(crate) async fn topics(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let info = state.herder.connector_info(&name).await?;
-    let tasks: Vec<Value> = info
-        .tasks
-        .iter()
-        .map(|t| json!({"id": {"connector": t.connector, "task": t.task}, "config": {}}))
-        .collect();
-    Ok(Json(json!(tasks)))
+    let topics = state.herder.connector_topics(&name).await?;
+    Ok(Json(json!({ name: {"topics": topics} })))
+}
+
+pub(crate) async fn reset_topics(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.herder.reset_connector_topics(&name).await?;
+    Ok(StatusCode::ACCEPTED)
 }

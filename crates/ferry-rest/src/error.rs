@@ -41,6 +41,7 @@ impl From<HerderError> for ApiError {
             HerderError::NotFound(_) => StatusCode::NOT_FOUND,
             HerderError::AlreadyExists(_) | HerderError::Conflict(_) => StatusCode::CONFLICT,
             HerderError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            HerderError::Forbidden(_) => StatusCode::FORBIDDEN,
             HerderError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError::new(status, e.to_string())
@@ -57,4 +58,11 @@ impl From<JsonRejection> for ApiError {
 
 pub(crate) async fn not_found_fallback() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "HTTP 404 Not Found")
+}
+
+pub(crate) async fn method_not_allowed_fallback() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "HTTP 405 Method Not Allowed",
+    )
 }

@@ -1,4 +1,5 @@
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::Json;
 use serde_json::{json, Value};
 
@@ -11,4 +12,21 @@ pub(crate) async fn server_info(State(state): State<AppState>) -> Json<Value> {
         "commit": option_env!("FERRY_GIT_COMMIT").unwrap_or("unknown"),
         "kafka_cluster_id": state.herder.kafka_cluster_id(),
     }))
+}
+
+/// `GET /health` (KIP-1017): healthy once start-up is over.
+pub(crate) async fn health(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
+    if state.herder.is_ready() {
+        (
+            StatusCode::OK,
+            Json(
+                json!({"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."}),
+            ),
+        )
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({"status": "starting", "message": "Worker is still starting up."})),
+        )
+    }
 }

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Connect's states (Java's `AbstractStatus.State`).
@@ -58,6 +59,15 @@ impl fmt::Display for TaskId {
     }
 }
 
+/// A topic a connector has used (KIP-558).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicStatus {
+    pub topic: String,
+    pub connector: String,
+    pub task: usize,
+    pub discover_timestamp: i64,
+}
+
 /// Where states are recorded. Standalone keeps them in memory; distributed mode writes them to
 /// the status topic.
 pub trait StatusStore: Send + Sync {
@@ -70,6 +80,14 @@ pub trait StatusStore: Send + Sync {
     fn remove_connector(&self, connector: &str);
     /// Forgets one task.
     fn remove_task(&self, id: &TaskId);
+    /// Records that a connector used a topic (kept if already present).
+    fn put_topic(&self, status: TopicStatus);
+    /// The topics a connector has used, by name.
+    fn topics(&self, connector: &str) -> Vec<TopicStatus>;
+    /// Forgets every topic of a connector.
+    fn reset_topics(&self, connector: &str);
+    /// Changes whenever any connector's topics are reset, so tasks know to record again.
+    fn topic_resets(&self) -> u64;
 }
 
 /// Status kept in memory (standalone mode). Writes happen on state changes only.
@@ -77,6 +95,8 @@ pub trait StatusStore: Send + Sync {
 pub struct MemoryStatusStore {
     connectors: Mutex<BTreeMap<String, Status>>,
     tasks: Mutex<BTreeMap<TaskId, Status>>,
+    topics: Mutex<BTreeMap<(String, String), TopicStatus>>,
+    topic_resets: AtomicU64,
 }
 
 impl StatusStore for MemoryStatusStore {
@@ -125,5 +145,85 @@ impl StatusStore for MemoryStatusStore {
         if let Ok(mut m) = self.tasks.lock() {
             m.remove(id);
         }
+    }
+
+    fn put_topic(&self, status: TopicStatus) {
+        if let Ok(mut m) = self.topics.lock() {
+            m.entry((status.connector.clone(), status.topic.clone()))
+                .or_insert(status);
+        }
+    }
+
+    fn topics(&self, connector: &str) -> Vec<TopicStatus> {
+        self.topics
+            .lock()
+            .map(|m| {
+                m.values()
+                    .filter(|t| t.connector == connector)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn reset_topics(&self, connector: &str) {
+        if let Ok(mut m) = self.topics.lock() {
+            m.retain(|(c, _), _| c != connector);
+        }
+        self.topic_resets.fetch_add(1, Ordering::Release);
+    }
+
+    fn topic_resets(&self) -> u64 {
+        self.topic_resets.load(Ordering::Acquire)
+    }
+}
+
+/// Records a task's topics once each, without touching the store for every record: a local set
+/// answers "already recorded", and is cleared when the store reports a reset.
+pub struct TopicTracker {
+    enabled: bool,
+    connector: String,
+    task: usize,
+    store: std::sync::Arc<dyn StatusStore>,
+    seen: std::collections::HashSet<String>,
+    resets_seen: u64,
+}
+
+impl TopicTracker {
+    pub fn new(enabled: bool, id: &TaskId, store: std::sync::Arc<dyn StatusStore>) -> Self {
+        let resets_seen = store.topic_resets();
+        TopicTracker {
+            enabled,
+            connector: id.connector.clone(),
+            task: id.task,
+            store,
+            seen: Default::default(),
+            resets_seen,
+        }
+    }
+
+    pub fn record(&mut self, topic: &str) {
+        if !self.enabled {
+            return;
+        }
+        let resets = self.store.topic_resets();
+        if resets != self.resets_seen {
+            self.resets_seen = resets;
+            self.seen.clear();
+        }
+        if self.seen.contains(topic) {
+            return;
+        }
+        self.seen.insert(topic.to_owned());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        self.store.put_topic(TopicStatus {
+            topic: topic.to_owned(),
+            connector: self.connector.clone(),
+            task: self.task,
+            discover_timestamp: now,
+        });
     }
 }

@@ -32,6 +32,32 @@ const ERROR_GROUP: &str = "Error Handling";
 const TRANSFORMS_GROUP: &str = "Transforms";
 const PREDICATES_GROUP: &str = "Predicates";
 
+/// Java's connector-name rule: not empty, and no ISO control characters.
+fn name_validator() -> Validator {
+    Validator::Custom {
+        description: "non-empty string without ISO control characters".to_owned(),
+        check: std::sync::Arc::new(|v| {
+            let name = v.as_str().unwrap_or_default();
+            if name.is_empty() {
+                return Err("String may not be empty".to_owned());
+            }
+            let controls: Vec<String> = name
+                .chars()
+                .filter(|c| c.is_control())
+                .map(|c| u32::from(c).to_string())
+                .collect();
+            if controls.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "String may not contain control sequences but had the following ASCII chars: {}",
+                    controls.join(", ")
+                ))
+            }
+        }),
+    }
+}
+
 fn value(v: &str) -> DefaultValue {
     DefaultValue::Value(v.to_owned())
 }
@@ -43,7 +69,7 @@ pub fn connector_config_def() -> ConfigDef {
     let k = ConfigKey::new;
     ConfigDef::new()
         .define(k(NAME, String, DefaultValue::Required, High, "Globally unique name to use for this connector.")
-            .validator(Validator::NonEmptyString)
+            .validator(name_validator())
             .group(COMMON_GROUP, 1, Width::Medium, "Connector name"))
         .define(k(CONNECTOR_CLASS, String, DefaultValue::Required, High, "Name or alias of the class for this connector. Must be a subclass of org.apache.kafka.connect.connector.Connector.")
             .group(COMMON_GROUP, 2, Width::Long, "Connector class"))

@@ -7,9 +7,11 @@ use async_trait::async_trait;
 use ferry_api::ConfigMap;
 
 pub use standalone::StandaloneHerder;
-pub use validation::validate_connector_config;
+pub use validation::{config_infos, validate_connector_config, ConfigInfos};
 
-use crate::plugins::PluginKind;
+use std::sync::Arc;
+
+use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, TaskId};
 use crate::worker::TargetState;
 
@@ -51,6 +53,8 @@ pub enum HerderError {
     #[error("{0}")]
     Conflict(String),
     #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
     Internal(String),
 }
 
@@ -61,11 +65,39 @@ pub enum Written {
     Updated,
 }
 
+/// A connector config change: `None` removes the key (PATCH semantics).
+pub type ConfigPatch = std::collections::BTreeMap<String, Option<String>>;
+
+/// What KIP-745 restart requests ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestartRequest {
+    pub include_tasks: bool,
+    pub only_failed: bool,
+}
+
+impl RestartRequest {
+    /// The legacy request (connector object only, answered synchronously with 204).
+    pub fn is_legacy(&self) -> bool {
+        !self.include_tasks && !self.only_failed
+    }
+
+    pub fn restarts_connector(&self, state: State) -> bool {
+        !self.only_failed || state == State::Failed
+    }
+
+    pub fn restarts_task(&self, state: State) -> bool {
+        self.include_tasks && (!self.only_failed || state == State::Failed)
+    }
+}
+
 #[async_trait]
 pub trait Herder: Send + Sync {
     async fn connectors(&self) -> Vec<String>;
     async fn connector_info(&self, name: &str) -> Result<ConnectorInfo, HerderError>;
     async fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError>;
+    async fn task_status(&self, id: &TaskId) -> Result<StateInfo, HerderError>;
+    /// Each task's id and config, by index; empty for a STOPPED connector.
+    async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError>;
     async fn put_connector_config(
         &self,
         name: &str,
@@ -73,7 +105,32 @@ pub trait Herder: Send + Sync {
         allow_replace: bool,
         initial_state: TargetState,
     ) -> Result<(Written, ConnectorInfo), HerderError>;
+    async fn patch_connector_config(
+        &self,
+        name: &str,
+        patch: ConfigPatch,
+    ) -> Result<ConnectorInfo, HerderError>;
     async fn delete_connector(&self, name: &str) -> Result<(), HerderError>;
+    async fn pause_connector(&self, name: &str) -> Result<(), HerderError>;
+    async fn resume_connector(&self, name: &str) -> Result<(), HerderError>;
+    async fn stop_connector(&self, name: &str) -> Result<(), HerderError>;
+    /// The legacy restart: the connector object only.
+    async fn restart_connector(&self, name: &str) -> Result<(), HerderError>;
+    async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError>;
+    /// KIP-745: restarts what the request selects; answers the status with those instances
+    /// shown as RESTARTING.
+    async fn restart_connector_and_tasks(
+        &self,
+        name: &str,
+        request: RestartRequest,
+    ) -> Result<ConnectorStateInfo, HerderError>;
+    /// KIP-558: the topics a connector has used.
+    async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError>;
+    async fn reset_connector_topics(&self, name: &str) -> Result<(), HerderError>;
+    /// The plugins this worker offers.
+    fn registry(&self) -> Arc<Registry>;
+    /// Whether start-up has finished (`GET /health`).
+    fn is_ready(&self) -> bool;
     /// The Kafka cluster this worker belongs to, for `GET /`.
     fn kafka_cluster_id(&self) -> String;
 }

@@ -2,6 +2,7 @@
 //! One lock serialises every change, as Java's synchronized `StandaloneHerder` does.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -10,8 +11,11 @@ use tokio::sync::{mpsc, Mutex};
 
 use crate::config::connector::TASKS_MAX;
 use crate::herder::validation::validate_connector_config;
-use crate::herder::{ConnectorInfo, ConnectorStateInfo, Herder, HerderError, StateInfo, Written};
-use crate::plugins::PluginKind;
+use crate::herder::{
+    ConfigPatch, ConnectorInfo, ConnectorStateInfo, Herder, HerderError, RestartRequest, StateInfo,
+    Written,
+};
+use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, TaskId};
 use crate::worker::{TargetState, Worker};
 
@@ -26,24 +30,18 @@ pub struct StandaloneHerder {
     worker: Arc<Worker>,
     connectors: Mutex<BTreeMap<String, ConnectorEntry>>,
     cluster_id: String,
+    ready: AtomicBool,
 }
 
 fn not_found(name: &str) -> HerderError {
     HerderError::NotFound(format!("Connector {name} not found"))
 }
 
-fn state_info(status: Option<Status>, worker_id: &str) -> StateInfo {
-    match status {
-        Some(s) => StateInfo {
-            state: s.state,
-            trace: s.trace,
-            worker_id: s.worker_id,
-        },
-        None => StateInfo {
-            state: State::Unassigned,
-            trace: None,
-            worker_id: worker_id.to_owned(),
-        },
+fn state_info(status: Status) -> StateInfo {
+    StateInfo {
+        state: status.state,
+        trace: status.trace,
+        worker_id: status.worker_id,
     }
 }
 
@@ -58,6 +56,7 @@ impl StandaloneHerder {
             worker,
             connectors: Mutex::default(),
             cluster_id,
+            ready: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&herder);
         tokio::spawn(async move {
@@ -75,6 +74,11 @@ impl StandaloneHerder {
 
     pub fn worker(&self) -> &Arc<Worker> {
         &self.worker
+    }
+
+    /// Start-up is over (the command line's connectors exist): `GET /health` answers healthy.
+    pub fn set_ready(&self) {
+        self.ready.store(true, Ordering::Release);
     }
 
     /// Asks the connector for task configs; when they changed, restarts its tasks with them.
@@ -107,22 +111,39 @@ impl StandaloneHerder {
             return;
         }
         self.stop_tasks(name).await;
-        for task in configs.len()..entry.task_configs.len() {
+        self.forget_tasks(name, configs.len(), entry.task_configs.len());
+        entry.task_configs = configs;
+        self.start_tasks(name, entry, 0..entry.task_configs.len());
+    }
+
+    fn start_tasks(
+        &self,
+        name: &str,
+        entry: &ConnectorEntry,
+        indices: impl IntoIterator<Item = usize>,
+    ) {
+        for task in indices {
+            let Some(props) = entry.task_configs.get(task) else {
+                continue;
+            };
+            let id = TaskId {
+                connector: name.to_owned(),
+                task,
+            };
+            if let Err(error) = self.worker.start_task(id, &entry.config, props.clone()) {
+                tracing::error!(connector = %name, task, %error, "Failed to start task");
+            }
+        }
+    }
+
+    /// Statuses of task indices `from..to` no longer exist.
+    fn forget_tasks(&self, name: &str, from: usize, to: usize) {
+        for task in from..to {
             self.worker.status_store().remove_task(&TaskId {
                 connector: name.to_owned(),
                 task,
             });
         }
-        for (i, props) in configs.iter().enumerate() {
-            let id = TaskId {
-                connector: name.to_owned(),
-                task: i,
-            };
-            if let Err(error) = self.worker.start_task(id, &entry.config, props.clone()) {
-                tracing::error!(connector = %name, task = i, %error, "Failed to start task");
-            }
-        }
-        entry.task_configs = configs;
     }
 
     async fn stop_tasks(&self, name: &str) {
@@ -130,6 +151,7 @@ impl StandaloneHerder {
         self.worker.stop_tasks(&ids).await;
     }
 
+    /// (Re)starts the connector object in its target state and, if it started, its tasks.
     async fn start(&self, name: &str, entry: &mut ConnectorEntry) {
         if self
             .worker
@@ -145,6 +167,69 @@ impl StandaloneHerder {
         let _connectors = self.connectors.lock().await;
         self.worker.stop_all().await;
     }
+
+    fn info(name: &str, entry: &ConnectorEntry) -> ConnectorInfo {
+        ConnectorInfo {
+            name: name.to_owned(),
+            config: entry.config.clone(),
+            tasks: (0..entry.task_configs.len())
+                .map(|task| TaskId {
+                    connector: name.to_owned(),
+                    task,
+                })
+                .collect(),
+            kind: Some(entry.kind),
+        }
+    }
+
+    /// Moves a connector to a new target state.
+    async fn transition(&self, name: &str, entry: &mut ConnectorEntry, target: TargetState) {
+        let from = entry.target;
+        entry.target = target;
+        match (from, target) {
+            (a, b) if a == b => {}
+            (TargetState::Stopped, _) => {
+                self.worker.stop_connector(name);
+                self.start(name, entry).await;
+            }
+            (_, TargetState::Stopped) => {
+                self.stop_tasks(name).await;
+                self.forget_tasks(name, 0, entry.task_configs.len());
+                entry.task_configs.clear();
+                self.worker.stop_connector(name);
+                let _ = self
+                    .worker
+                    .start_connector(name, &entry.config, TargetState::Stopped);
+            }
+            _ => self.worker.set_target_state(name, target),
+        }
+    }
+
+    fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
+        let config = self.worker.config();
+        if !config.topic_tracking {
+            return Err(HerderError::Forbidden("Topic tracking is disabled.".into()));
+        }
+        if reset && !config.topic_tracking_allow_reset {
+            return Err(HerderError::Forbidden(
+                "Topic tracking reset is disabled.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn write_status(&self, id: Option<&TaskId>, name: &str, state: State) {
+        let status = Status {
+            state,
+            trace: None,
+            worker_id: self.worker.worker_id().to_owned(),
+            generation: 0,
+        };
+        match id {
+            Some(id) => self.worker.status_store().put_task(id, status),
+            None => self.worker.status_store().put_connector(name, status),
+        }
+    }
 }
 
 #[async_trait]
@@ -156,38 +241,53 @@ impl Herder for StandaloneHerder {
     async fn connector_info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
         let connectors = self.connectors.lock().await;
         let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
-        Ok(ConnectorInfo {
-            name: name.to_owned(),
-            config: entry.config.clone(),
-            tasks: (0..entry.task_configs.len())
-                .map(|task| TaskId {
-                    connector: name.to_owned(),
-                    task,
-                })
-                .collect(),
-            kind: Some(entry.kind),
-        })
+        Ok(Self::info(name, entry))
     }
 
     async fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
         let kind = self.connectors.lock().await.get(name).map(|e| e.kind);
         let store = self.worker.status_store();
-        let connector = store.connector(name);
-        if kind.is_none() && connector.is_none() {
-            return Err(not_found(name));
-        }
-        let worker_id = self.worker.worker_id();
+        let connector = store.connector(name).ok_or_else(|| {
+            HerderError::NotFound(format!("No status found for connector {name}"))
+        })?;
         let tasks = store
             .tasks(name)
             .into_iter()
-            .map(|(i, s)| (i, state_info(Some(s), worker_id)))
+            .map(|(i, s)| (i, state_info(s)))
             .collect();
         Ok(ConnectorStateInfo {
             name: name.to_owned(),
-            connector: state_info(connector, worker_id),
+            connector: state_info(connector),
             tasks,
             kind,
         })
+    }
+
+    async fn task_status(&self, id: &TaskId) -> Result<StateInfo, HerderError> {
+        self.worker
+            .status_store()
+            .task(id)
+            .map(state_info)
+            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))
+    }
+
+    async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
+        let connectors = self.connectors.lock().await;
+        let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
+        Ok(entry
+            .task_configs
+            .iter()
+            .enumerate()
+            .map(|(task, c)| {
+                (
+                    TaskId {
+                        connector: name.to_owned(),
+                        task,
+                    },
+                    c.clone(),
+                )
+            })
+            .collect())
     }
 
     async fn put_connector_config(
@@ -200,24 +300,20 @@ impl Herder for StandaloneHerder {
         config.insert("name".to_owned(), name.to_owned());
         let kind = validate_connector_config(self.worker.registry(), &config)?;
         let mut connectors = self.connectors.lock().await;
-        let written = match connectors.remove(name) {
+        let (written, target) = match connectors.remove(name) {
             Some(existing) if !allow_replace => {
                 connectors.insert(name.to_owned(), existing);
                 return Err(HerderError::AlreadyExists(format!(
                     "Connector {name} already exists"
                 )));
             }
-            Some(_) => {
+            Some(existing) => {
                 self.stop_tasks(name).await;
                 self.worker.stop_connector(name);
-                Written::Updated
+                // A replaced config keeps the connector's target state (a STOPPED one stays so).
+                (Written::Updated, existing.target)
             }
-            None => Written::Created,
-        };
-        let target = if written == Written::Created {
-            initial_state
-        } else {
-            TargetState::Started
+            None => (Written::Created, initial_state),
         };
         let mut entry = ConnectorEntry {
             config,
@@ -226,19 +322,34 @@ impl Herder for StandaloneHerder {
             task_configs: Vec::new(),
         };
         self.start(name, &mut entry).await;
-        let info = ConnectorInfo {
-            name: name.to_owned(),
-            config: entry.config.clone(),
-            tasks: (0..entry.task_configs.len())
-                .map(|task| TaskId {
-                    connector: name.to_owned(),
-                    task,
-                })
-                .collect(),
-            kind: Some(kind),
-        };
+        let info = Self::info(name, &entry);
         connectors.insert(name.to_owned(), entry);
         Ok((written, info))
+    }
+
+    async fn patch_connector_config(
+        &self,
+        name: &str,
+        patch: ConfigPatch,
+    ) -> Result<ConnectorInfo, HerderError> {
+        let mut config = self
+            .connectors
+            .lock()
+            .await
+            .get(name)
+            .ok_or_else(|| not_found(name))?
+            .config
+            .clone();
+        for (k, v) in patch {
+            match v {
+                Some(v) => config.insert(k, v),
+                None => config.remove(&k),
+            };
+        }
+        let (_, info) = self
+            .put_connector_config(name, config, true, TargetState::Started)
+            .await?;
+        Ok(info)
     }
 
     async fn delete_connector(&self, name: &str) -> Result<(), HerderError> {
@@ -246,8 +357,153 @@ impl Herder for StandaloneHerder {
         connectors.remove(name).ok_or_else(|| not_found(name))?;
         self.stop_tasks(name).await;
         self.worker.stop_connector(name);
+        self.worker.forget_connector(name);
         self.worker.status_store().remove_connector(name);
+        self.worker.status_store().reset_topics(name);
         Ok(())
+    }
+
+    async fn pause_connector(&self, name: &str) -> Result<(), HerderError> {
+        let mut connectors = self.connectors.lock().await;
+        let entry = connectors
+            .get_mut(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector {name}")))?;
+        self.transition(name, entry, TargetState::Paused).await;
+        Ok(())
+    }
+
+    async fn resume_connector(&self, name: &str) -> Result<(), HerderError> {
+        let mut connectors = self.connectors.lock().await;
+        let entry = connectors
+            .get_mut(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector {name}")))?;
+        self.transition(name, entry, TargetState::Started).await;
+        Ok(())
+    }
+
+    async fn stop_connector(&self, name: &str) -> Result<(), HerderError> {
+        let mut connectors = self.connectors.lock().await;
+        // Java's standalone store answers an unknown name with a 500, not a 404.
+        let entry = connectors
+            .get_mut(name)
+            .ok_or_else(|| HerderError::Internal(format!("No connector `{name}` configured")))?;
+        self.transition(name, entry, TargetState::Stopped).await;
+        Ok(())
+    }
+
+    async fn restart_connector(&self, name: &str) -> Result<(), HerderError> {
+        let mut connectors = self.connectors.lock().await;
+        let entry = connectors.get_mut(name).ok_or_else(|| not_found(name))?;
+        self.worker.stop_connector(name);
+        self.worker
+            .start_connector(name, &entry.config, entry.target)
+            .map_err(|e| {
+                HerderError::Internal(format!("Failed to start connector: {name}: {e}"))
+            })?;
+        self.update_tasks(name, entry).await;
+        Ok(())
+    }
+
+    async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {
+        let connectors = self.connectors.lock().await;
+        let entry = connectors
+            .get(&id.connector)
+            .ok_or_else(|| not_found(&id.connector))?;
+        let props = entry
+            .task_configs
+            .get(id.task)
+            .cloned()
+            .ok_or_else(|| HerderError::NotFound(format!("Task {id} not found")))?;
+        self.worker.stop_tasks(std::slice::from_ref(id)).await;
+        self.worker
+            .start_task(id.clone(), &entry.config, props)
+            .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))
+    }
+
+    async fn restart_connector_and_tasks(
+        &self,
+        name: &str,
+        request: RestartRequest,
+    ) -> Result<ConnectorStateInfo, HerderError> {
+        let mut connectors = self.connectors.lock().await;
+        let entry = connectors
+            .get_mut(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {name}")))?;
+        let store = self.worker.status_store();
+        let connector = store.connector(name).ok_or_else(|| {
+            HerderError::NotFound(format!("Status for connector {name} not found"))
+        })?;
+        let restart_connector = request.restarts_connector(connector.state);
+        let tasks = store.tasks(name);
+        let restart_tasks: Vec<usize> = tasks
+            .iter()
+            .filter(|(_, s)| request.restarts_task(s.state))
+            .map(|(i, _)| *i)
+            .collect();
+        let mut plan = ConnectorStateInfo {
+            name: name.to_owned(),
+            connector: state_info(connector),
+            tasks: tasks.into_iter().map(|(i, s)| (i, state_info(s))).collect(),
+            kind: Some(entry.kind),
+        };
+        if restart_connector {
+            plan.connector.state = State::Restarting;
+        }
+        for (i, t) in &mut plan.tasks {
+            if restart_tasks.contains(i) {
+                t.state = State::Restarting;
+            }
+        }
+        if restart_connector {
+            self.worker.stop_connector(name);
+            self.write_status(None, name, State::Restarting);
+        }
+        let ids: Vec<TaskId> = restart_tasks
+            .iter()
+            .map(|&task| TaskId {
+                connector: name.to_owned(),
+                task,
+            })
+            .collect();
+        self.worker.stop_tasks(&ids).await;
+        for id in &ids {
+            self.write_status(Some(id), name, State::Restarting);
+        }
+        if restart_connector {
+            if let Err(error) = self
+                .worker
+                .start_connector(name, &entry.config, entry.target)
+            {
+                tracing::error!(connector = %name, %error, "Failed to restart connector");
+            }
+        }
+        self.start_tasks(name, entry, restart_tasks);
+        Ok(plan)
+    }
+
+    async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError> {
+        self.topic_tracking(false)?;
+        Ok(self
+            .worker
+            .status_store()
+            .topics(name)
+            .into_iter()
+            .map(|t| t.topic)
+            .collect())
+    }
+
+    async fn reset_connector_topics(&self, name: &str) -> Result<(), HerderError> {
+        self.topic_tracking(true)?;
+        self.worker.status_store().reset_topics(name);
+        Ok(())
+    }
+
+    fn registry(&self) -> Arc<Registry> {
+        self.worker.registry().clone()
+    }
+
+    fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
     }
 
     fn kafka_cluster_id(&self) -> String {

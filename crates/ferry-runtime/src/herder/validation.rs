@@ -1,69 +1,143 @@
-//! Validates a connector config against the common keys and the connector's own, naming every
-//! bad key in Java's error message.
+//! Validates a connector config against the framework's keys and the connector's own, in the
+//! `ConfigInfos` shape of the validate endpoint; creating a connector refuses a config with any
+//! error and names every one.
 
-use ferry_api::config::KeyProblem;
+use ferry_api::config::{ConfigKey, KeyReport};
 use ferry_api::ConfigMap;
 
-use crate::config::connector::{ConnectorConfig, CONNECTOR_CLASS};
+use crate::config::connector::{
+    connector_config_def, sink_connector_config_def, sink_topic_problems, CONNECTOR_CLASS,
+};
 use crate::herder::HerderError;
 use crate::plugins::{PluginKind, Registry};
 
-/// Every problem with `config`, or the connector's kind when there is none.
+/// One key: its declaration (absent for undeclared keys) and what validation found.
+#[derive(Debug, Clone)]
+pub struct ConfigInfo {
+    pub definition: Option<ConfigKey>,
+    pub value: Option<KeyReport>,
+}
+
+/// The validate endpoint's answer (Java's `ConfigInfos`).
+#[derive(Debug, Clone)]
+pub struct ConfigInfos {
+    /// `connector.class` exactly as submitted.
+    pub name: String,
+    pub error_count: usize,
+    pub groups: Vec<String>,
+    pub configs: Vec<ConfigInfo>,
+}
+
+/// Java's `Map.toString()` form of a config, used in one of its messages.
+fn map_text(config: &ConfigMap) -> String {
+    let entries: Vec<String> = config.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{{{}}}", entries.join(", "))
+}
+
+/// Validates `config` and reports every key, with the connector's kind.
+pub fn config_infos(
+    registry: &Registry,
+    config: &ConfigMap,
+) -> Result<(ConfigInfos, PluginKind), HerderError> {
+    let class = config
+        .get(CONNECTOR_CLASS)
+        .map(|c| c.trim().to_owned())
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| {
+            HerderError::BadRequest(format!(
+                "Connector config {} contains no connector type",
+                map_text(config)
+            ))
+        })?;
+    let plugin = registry.connector(&class).ok_or_else(|| {
+        let names: Vec<&str> = registry.connectors.iter().map(|p| p.class_name).collect();
+        HerderError::Internal(format!(
+            "Failed to find any class that implements Connector and which name matches {class}, available connectors are: {}",
+            names.join(", ")
+        ))
+    })?;
+    let sink = plugin.kind == PluginKind::Sink;
+    let framework = if sink {
+        sink_connector_config_def()
+    } else {
+        connector_config_def()
+    };
+    let mut reports = framework.validate(config);
+    if sink {
+        for problem in sink_topic_problems(config) {
+            if let Some(r) = reports.iter_mut().find(|r| r.name == problem.key) {
+                r.errors.push(problem.message);
+            }
+        }
+    }
+    let mut configs: Vec<ConfigInfo> = framework
+        .keys()
+        .cloned()
+        .zip(reports)
+        .map(|(definition, value)| ConfigInfo {
+            definition: Some(definition),
+            value: Some(value),
+        })
+        .collect();
+    let instance = (plugin.create)();
+    let connector = instance.as_connector();
+    let own = connector.config_def();
+    for value in connector.validate(config) {
+        if framework.key(&value.name).is_some() {
+            continue;
+        }
+        configs.push(ConfigInfo {
+            definition: own.key(&value.name).cloned(),
+            value: Some(value),
+        });
+    }
+    let mut groups: Vec<String> = Vec::new();
+    for group in configs
+        .iter()
+        .filter_map(|c| c.definition.as_ref()?.group.clone())
+    {
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+    }
+    let error_count = configs
+        .iter()
+        .filter_map(|c| c.value.as_ref())
+        .map(|v| v.errors.len())
+        .sum();
+    let infos = ConfigInfos {
+        name: config.get(CONNECTOR_CLASS).cloned().unwrap_or_default(),
+        error_count,
+        groups,
+        configs,
+    };
+    Ok((infos, plugin.kind))
+}
+
+/// The connector's kind when `config` is valid; otherwise a 400 naming every error.
 pub fn validate_connector_config(
     registry: &Registry,
     config: &ConfigMap,
 ) -> Result<PluginKind, HerderError> {
-    let class = config.get(CONNECTOR_CLASS).map(|c| c.trim().to_owned());
-    let plugin = class.as_deref().and_then(|c| registry.connector(c));
-    let mut problems: Vec<KeyProblem> = Vec::new();
-    match (&class, plugin) {
-        (None, _) => problems.push(KeyProblem {
-            key: CONNECTOR_CLASS.to_owned(),
-            message: "Missing required configuration \"connector.class\" which has no default value.".to_owned(),
-        }),
-        (Some(c), None) => {
-            return Err(HerderError::BadRequest(format!(
-                "Failed to find any class that implements Connector and which name matches {c}, available connectors are: {}",
-                available(registry)
-            )))
-        }
-        _ => {}
-    }
-    let sink = plugin.is_some_and(|p| p.kind == PluginKind::Sink);
-    if let Err(e) = ConnectorConfig::parse(config, sink) {
-        problems.extend(
-            e.problems
-                .into_iter()
-                .filter(|p| p.key != CONNECTOR_CLASS || class.is_none()),
-        );
-    }
-    if let Some(plugin) = plugin {
-        let instance = (plugin.create)();
-        for report in instance.as_connector().validate(config) {
-            problems.extend(report.errors.into_iter().map(|message| KeyProblem {
-                key: report.name.clone(),
-                message,
-            }));
-        }
-    }
-    if problems.is_empty() {
-        return Ok(plugin.map(|p| p.kind).unwrap_or(PluginKind::Source));
+    let (infos, kind) = config_infos(registry, config)?;
+    if infos.error_count == 0 {
+        return Ok(kind);
     }
     let mut message = format!(
         "Connector configuration is invalid and contains the following {} error(s):",
-        problems.len()
+        infos.error_count
     );
-    for p in &problems {
+    for error in infos
+        .configs
+        .iter()
+        .filter_map(|c| c.value.as_ref())
+        .flat_map(|v| &v.errors)
+    {
         message.push('\n');
-        message.push_str(&p.message);
+        message.push_str(error);
     }
     message.push_str("\nYou can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`");
     Err(HerderError::BadRequest(message))
-}
-
-fn available(registry: &Registry) -> String {
-    let names: Vec<&str> = registry.connectors.iter().map(|p| p.class_name).collect();
-    names.join(", ")
 }
 
 #[cfg(test)]
@@ -112,9 +186,20 @@ mod tests {
             &props(&[("name", "s"), ("connector.class", "com.example.Nope")]),
         )
         .unwrap_err();
+        assert!(matches!(err, HerderError::Internal(_)));
         assert!(
             err.to_string().contains("matches com.example.Nope"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn missing_class_is_a_bad_request() {
+        let err =
+            validate_connector_config(&Registry::builtin(), &props(&[("name", "s")])).unwrap_err();
+        assert_eq!(
+            err,
+            HerderError::BadRequest("Connector config {name=s} contains no connector type".into())
         );
     }
 
@@ -131,5 +216,33 @@ mod tests {
         )
         .unwrap();
         assert_eq!(kind, PluginKind::Sink);
+    }
+
+    #[test]
+    fn infos_list_framework_then_connector_keys_with_groups() {
+        let (infos, _) = config_infos(
+            &Registry::builtin(),
+            &props(&[("connector.class", "FileStreamSink")]),
+        )
+        .unwrap();
+        assert_eq!(infos.name, "FileStreamSink");
+        // name missing, and neither topics nor topics.regex set (reported on both keys).
+        assert_eq!(infos.error_count, 3);
+        assert_eq!(
+            infos.groups,
+            vec!["Common", "Transforms", "Predicates", "Error Handling"]
+        );
+        assert_eq!(infos.configs[0].definition.as_ref().unwrap().name, "name");
+        assert_eq!(
+            infos
+                .configs
+                .last()
+                .unwrap()
+                .definition
+                .as_ref()
+                .unwrap()
+                .name,
+            "file"
+        );
     }
 }

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::config::connector::{TOPICS, TOPICS_REGEX};
-use crate::status::State;
+use crate::status::{State, TopicTracker};
 use crate::worker::sink_context::WorkerSinkTaskContext;
 use crate::worker::task_context::TaskContext;
 
@@ -39,6 +39,7 @@ struct SinkPipeline {
     /// A batch to put again after a retriable failure, with its offsets.
     retry: Option<(Vec<SinkRecord>, Offsets)>,
     paused: bool,
+    topics: TopicTracker,
 }
 
 fn subscription(ctx: &TaskContext) -> Result<Subscription, ConnectError> {
@@ -84,6 +85,7 @@ pub(crate) async fn run(
     let context = Arc::new(WorkerSinkTaskContext::new(ctx.task_props.clone()));
     task.start(&ctx.task_props, context.clone()).await?;
     ctx.report(State::Running, None);
+    let topics = TopicTracker::new(ctx.worker.topic_tracking, &ctx.id, ctx.status.clone());
     let mut pipeline = SinkPipeline {
         ctx,
         task,
@@ -96,6 +98,7 @@ pub(crate) async fn run(
         last_committed: Offsets::new(),
         retry: None,
         paused: false,
+        topics,
     };
     let outcome = pipeline.execute().await;
     let stopped = pipeline.stop(outcome.is_ok()).await;
@@ -149,7 +152,7 @@ impl SinkPipeline {
     }
 
     fn convert(
-        &self,
+        &mut self,
         consumed: Vec<ConsumedRecord>,
     ) -> Result<(Vec<SinkRecord>, Offsets), ConnectError> {
         // A batch spans few partitions, so a short list beats hashing (and cloning) a topic
@@ -157,6 +160,7 @@ impl SinkPipeline {
         let mut offsets: Vec<((String, i32), i64)> = Vec::new();
         let mut batch = Vec::with_capacity(consumed.len());
         for r in consumed {
+            self.topics.record(&r.topic);
             match offsets
                 .iter_mut()
                 .find(|((t, p), _)| *p == r.partition && *t == r.topic)

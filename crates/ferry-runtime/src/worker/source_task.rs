@@ -12,7 +12,7 @@ use ferry_kafka::producer::{Ack, AckingProducer, OutgoingRecord, SendError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::status::State;
+use crate::status::{State, TopicTracker};
 use crate::storage::offset_codec::{encode_key, encode_offset};
 use crate::storage::offsets::ConnectorOffsetReader;
 use crate::worker::submitted_records::{PartitionOffset, SubmittedRecords};
@@ -29,6 +29,7 @@ struct SourcePipeline {
     submitted: SubmittedRecords,
     /// Committable offsets not yet written; kept across a failed write so none is lost.
     staged: Vec<PartitionOffset>,
+    topics: TopicTracker,
     /// Reused buffers for converted headers, so a record with headers costs no extra vector.
     header_bytes: Vec<(String, Option<Vec<u8>>)>,
 }
@@ -69,7 +70,9 @@ pub(crate) async fn run(
     }
     task.start(&ctx.task_props, context).await?;
     ctx.report(State::Running, None);
+    let topics = TopicTracker::new(ctx.worker.topic_tracking, &ctx.id, ctx.status.clone());
     let mut pipeline = SourcePipeline {
+        topics,
         ctx,
         task,
         producer,
@@ -165,7 +168,12 @@ impl SourcePipeline {
                     if let Ok(Some(ack)) =
                         tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
                     {
-                        handle_ack(&mut self.submitted, self.task.as_mut(), ack)?;
+                        handle_ack(
+                            &mut self.submitted,
+                            self.task.as_mut(),
+                            &mut self.topics,
+                            ack,
+                        )?;
                     }
                 }
                 Err(SendError::Fatal(e)) => {
@@ -183,7 +191,12 @@ impl SourcePipeline {
 
     fn drain_acks(&mut self) -> Result<(), ConnectError> {
         while let Ok(ack) = self.acks.try_recv() {
-            handle_ack(&mut self.submitted, self.task.as_mut(), ack)?;
+            handle_ack(
+                &mut self.submitted,
+                self.task.as_mut(),
+                &mut self.topics,
+                ack,
+            )?;
         }
         Ok(())
     }
@@ -252,7 +265,12 @@ impl SourcePipeline {
         while self.producer.in_flight() > 0 && Instant::now() < deadline {
             if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
             {
-                if let Err(error) = handle_ack(&mut self.submitted, self.task.as_mut(), ack) {
+                if let Err(error) = handle_ack(
+                    &mut self.submitted,
+                    self.task.as_mut(),
+                    &mut self.topics,
+                    ack,
+                ) {
                     tracing::warn!(%error, "A record failed while stopping");
                 }
             }
@@ -272,11 +290,13 @@ impl SourcePipeline {
 fn handle_ack(
     submitted: &mut SubmittedRecords,
     task: &mut dyn SourceTask,
+    topics: &mut TopicTracker,
     ack: Ack,
 ) -> Result<(), ConnectError> {
     match ack.result {
         Ok(delivered) => {
             if let Some(record) = submitted.ack(ack.seq) {
+                topics.record(&record.topic);
                 let metadata = RecordMetadata {
                     topic: record.topic.clone(),
                     partition: delivered.partition,

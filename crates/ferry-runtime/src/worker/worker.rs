@@ -34,7 +34,6 @@ pub enum ConnectorRuntimeError {
 
 struct RunningConnector {
     instance: AnyConnector,
-    target: watch::Sender<TargetState>,
 }
 
 struct RunningTask {
@@ -49,6 +48,9 @@ pub struct Worker {
     offsets: Arc<dyn OffsetBackingStore>,
     status: Arc<dyn StatusStore>,
     connectors: Mutex<HashMap<String, RunningConnector>>,
+    /// Target states outlive connector instances, so tasks keep following them across a
+    /// restart of their connector; removed when the connector is forgotten.
+    targets: Mutex<HashMap<String, watch::Sender<TargetState>>>,
     tasks: Mutex<HashMap<TaskId, RunningTask>>,
     shutdown: CancellationToken,
     /// Connectors that asked for their task configs to be regenerated.
@@ -104,6 +106,7 @@ impl Worker {
             offsets,
             status,
             connectors: Mutex::default(),
+            targets: Mutex::default(),
             tasks: Mutex::default(),
             shutdown,
             reconfigure,
@@ -185,8 +188,13 @@ impl Worker {
         };
         tracing::info!(state = %state, "Connector started");
         self.connector_status(name, state, None);
-        let (target, _) = watch::channel(target);
-        lock(&self.connectors).insert(name.to_owned(), RunningConnector { instance, target });
+        lock(&self.targets)
+            .entry(name.to_owned())
+            .and_modify(|t| {
+                t.send_replace(target);
+            })
+            .or_insert_with(|| watch::channel(target).0);
+        lock(&self.connectors).insert(name.to_owned(), RunningConnector { instance });
         Ok(())
     }
 
@@ -236,14 +244,19 @@ impl Worker {
         }
     }
 
+    /// Forgets a deleted connector's target state.
+    pub fn forget_connector(&self, name: &str) {
+        lock(&self.targets).remove(name);
+    }
+
     pub fn is_connector_running(&self, name: &str) -> bool {
         lock(&self.connectors).contains_key(name)
     }
 
     /// Changes the target state of a connector and its tasks.
     pub fn set_target_state(&self, name: &str, state: TargetState) {
-        if let Some(running) = lock(&self.connectors).get(name) {
-            running.target.send_replace(state);
+        if let Some(target) = lock(&self.targets).get(name) {
+            target.send_replace(state);
             let s = match state {
                 TargetState::Started => State::Running,
                 TargetState::Paused => State::Paused,
@@ -350,7 +363,12 @@ impl Worker {
             header_converter: header_converter(&self.registry, connector_props, &self.config)?,
             status: self.status.clone(),
             offsets: self.offsets.clone(),
-            target: running.target.subscribe(),
+            target: lock(&self.targets)
+                .get(&id.connector)
+                .map(watch::Sender::subscribe)
+                .ok_or_else(|| {
+                    ConnectError::other(format!("Connector {} has no target state", id.connector))
+                })?,
             cancel: self.shutdown.child_token(),
         };
         let runner: Box<
