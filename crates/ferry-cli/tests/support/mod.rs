@@ -125,11 +125,27 @@ impl Ferry {
 
     /// A GET request; `None` when the worker does not answer.
     pub fn get(&self, path: &str) -> Option<(u16, serde_json::Value)> {
+        self.request("GET", path, None)
+    }
+
+    /// Any request with an optional JSON body; `None` when the worker does not answer.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> Option<(u16, serde_json::Value)> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
         stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
+            .set_read_timeout(Some(Duration::from_secs(30)))
             .ok()?;
-        write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+        let body = body.unwrap_or("");
+        write!(
+            stream,
+            "{method} {path} HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .ok()?;
         let mut response = String::new();
         stream.read_to_string(&mut response).ok()?;
         let (head, body) = response.split_once("\r\n\r\n")?;
@@ -138,6 +154,27 @@ impl Ferry {
             code,
             serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
         ))
+    }
+
+    /// A request that must be answered.
+    pub fn call(&self, method: &str, path: &str, body: Option<&str>) -> (u16, serde_json::Value) {
+        self.request(method, path, body)
+            .unwrap_or_else(|| panic!("no answer to {method} {path}; log: {}", self.log_text()))
+    }
+
+    /// The sorted topics `GET /connectors/{c}/topics` reports.
+    pub fn topics(&self, connector: &str) -> Vec<String> {
+        let (_, body) = self.call("GET", &format!("/connectors/{connector}/topics"), None);
+        let mut topics: Vec<String> = body[connector]["topics"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        topics.sort();
+        topics
     }
 
     pub fn task_state(&self, connector: &str, task: usize) -> Option<String> {

@@ -74,6 +74,12 @@ pub(crate) async fn run(
         ("client.id", client_id.as_str()),
         ("enable.auto.commit", "false"),
         ("auto.offset.reset", "earliest"),
+        // Java's consumer asks the broker to create a subscribed topic that does not exist yet;
+        // librdkafka's does not by default, and would wait for its next metadata refresh.
+        ("allow.auto.create.topics", "true"),
+        // Java's consumer refetches metadata soon when a subscribed topic is missing;
+        // librdkafka waits for its periodic refresh (5 min by default), so refresh more often.
+        ("topic.metadata.refresh.interval.ms", "10000"),
     ];
     let config =
         ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed);
