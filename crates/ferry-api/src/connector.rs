@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::config::{ConfigDef, KeyReport};
 use crate::error::Result;
+use crate::record::OffsetMap;
 use crate::task::{SinkTask, SourceTask};
 use crate::{ConfigMap, ConnectError};
 
@@ -33,6 +34,19 @@ pub trait Connector: Send {
     fn task_configs(&self, max_tasks: usize) -> Result<Vec<ConfigMap>>;
 
     fn stop(&mut self) -> Result<()>;
+
+    /// KIP-875: checks offsets a user is altering (or resetting, where the offset is `None`)
+    /// while the connector is stopped, and applies them to any offsets the connector keeps in
+    /// its own system. `Ok(true)` means no further action is needed in that system; the default
+    /// `Ok(false)` says only the framework's offsets were changed. Sink partitions are
+    /// `{"kafka_topic","kafka_partition"}` and their offsets `{"kafka_offset"}`.
+    fn alter_offsets(
+        &self,
+        _config: &ConfigMap,
+        _offsets: &[(OffsetMap, Option<OffsetMap>)],
+    ) -> Result<bool> {
+        Ok(false)
+    }
 }
 
 /// A connector that reads from a system into Kafka.

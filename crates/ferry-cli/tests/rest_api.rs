@@ -221,3 +221,143 @@ fn restarting_failed_tasks_of_a_real_connector() {
     );
     ferry.stop();
 }
+
+#[test]
+fn offsets_of_real_source_and_sink_connectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker = worker_properties(dir.path(), port, 500);
+    let ferry = Ferry::start(dir.path(), port, &worker, &[]);
+    let (src, sink, topic) = (unique("off-src"), unique("off-sink"), unique("off-topic"));
+    let out = dir.path().join("out.txt");
+    assert_eq!(
+        ferry
+            .call(
+                "POST",
+                "/connectors",
+                Some(&source(dir.path(), &src, "in.txt", &topic))
+            )
+            .0,
+        201
+    );
+    let sink_body = format!(
+        r#"{{"name":"{sink}","config":{{"connector.class":"FileStreamSink","file":"{}","topics":"{topic}"}}}}"#,
+        out.display()
+    );
+    assert_eq!(ferry.call("POST", "/connectors", Some(&sink_body)).0, 201);
+    wait_until(
+        "10 lines through the pipeline",
+        Duration::from_secs(60),
+        || lines(&out).len() == 10,
+    );
+
+    // Source: the stored position is the end of the file; rewinding it re-reads every line.
+    let file = dir.path().join("in.txt").display().to_string();
+    let size = std::fs::metadata(dir.path().join("in.txt")).unwrap().len();
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{src}/stop"), None)
+            .0,
+        204
+    );
+    wait_until("the source offsets", Duration::from_secs(30), || {
+        ferry
+            .call("GET", &format!("/connectors/{src}/offsets"), None)
+            .1
+            == serde_json::json!({"offsets": [{"partition": {"filename": file}, "offset": {"position": size}}]})
+    });
+    let rewind = format!(
+        r#"{{"offsets":[{{"partition":{{"filename":"{file}"}},"offset":{{"position":0}}}}]}}"#
+    );
+    assert_eq!(
+        ferry.call(
+            "PATCH",
+            &format!("/connectors/{src}/offsets"),
+            Some(&rewind)
+        ),
+        (
+            200,
+            serde_json::json!({"message": "The offsets for this connector have been altered successfully"})
+        )
+    );
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{src}/resume"), None)
+            .0,
+        202
+    );
+    wait_until("the file read again", Duration::from_secs(60), || {
+        topic_records(&topic) == 20
+    });
+    wait_until("the sink to catch up", Duration::from_secs(60), || {
+        lines(&out).len() == 20
+    });
+
+    // Sink: the group's committed offset is the topic's end; moving it back redelivers.
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{sink}/stop"), None)
+            .0,
+        204
+    );
+    wait_until("the sink offsets", Duration::from_secs(30), || {
+        ferry
+            .call("GET", &format!("/connectors/{sink}/offsets"), None)
+            .1
+            == serde_json::json!({"offsets": [{"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": 20}}]})
+    });
+    let back = format!(
+        r#"{{"offsets":[{{"partition":{{"kafka_topic":"{topic}","kafka_partition":0}},"offset":{{"kafka_offset":"15"}}}}]}}"#
+    );
+    assert_eq!(
+        ferry
+            .call("PATCH", &format!("/connectors/{sink}/offsets"), Some(&back))
+            .0,
+        200
+    );
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{sink}/resume"), None)
+            .0,
+        202
+    );
+    wait_until(
+        "five records delivered again",
+        Duration::from_secs(60),
+        || lines(&out).len() == 25,
+    );
+
+    // Resetting deletes the group: everything is delivered once more from the start.
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{sink}/stop"), None)
+            .0,
+        204
+    );
+    let (status, body) = ferry.call("DELETE", &format!("/connectors/{sink}/offsets"), None);
+    assert_eq!(
+        (status, body["message"].clone()),
+        (
+            200,
+            "The offsets for this connector have been reset successfully".into()
+        )
+    );
+    assert_eq!(
+        ferry
+            .call("GET", &format!("/connectors/{sink}/offsets"), None)
+            .1,
+        serde_json::json!({"offsets": []})
+    );
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{sink}/resume"), None)
+            .0,
+        202
+    );
+    wait_until(
+        "all 20 records delivered again",
+        Duration::from_secs(60),
+        || lines(&out).len() == 45,
+    );
+    ferry.stop();
+}

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance};
 use ferry_api::connector::{Connector, ConnectorContext, SinkConnector};
 use ferry_api::error::Result;
+use ferry_api::record::OffsetMap;
 use ferry_api::task::SinkTask;
 use ferry_api::ConfigMap;
 
@@ -50,6 +51,15 @@ impl Connector for FileStreamSinkConnector {
 
     fn stop(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    /// The sink keeps no offsets of its own, so whatever Kafka holds is all there is.
+    fn alter_offsets(
+        &self,
+        _config: &ConfigMap,
+        _offsets: &[(OffsetMap, Option<OffsetMap>)],
+    ) -> Result<bool> {
+        Ok(true)
     }
 }
 

@@ -4,12 +4,17 @@ use std::sync::Arc;
 
 use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
 use ferry_api::connector::{Connector, ConnectorContext, SourceConnector};
+use ferry_api::data::Value;
 use ferry_api::error::Result;
+use ferry_api::record::OffsetMap;
 use ferry_api::task::SourceTask;
-use ferry_api::ConfigMap;
+use ferry_api::{ConfigMap, ConnectError};
 
 use crate::source_task::FileStreamSourceTask;
-use crate::{DEFAULT_TASK_BATCH_SIZE, FILE_CONFIG, TASK_BATCH_SIZE_CONFIG, TOPIC_CONFIG, VERSION};
+use crate::{
+    DEFAULT_TASK_BATCH_SIZE, FILENAME_FIELD, FILE_CONFIG, POSITION_FIELD, TASK_BATCH_SIZE_CONFIG,
+    TOPIC_CONFIG, VERSION,
+};
 
 pub const SOURCE_CLASS_NAME: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
 
@@ -65,6 +70,36 @@ impl Connector for FileStreamSourceConnector {
 
     fn stop(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    /// Offsets are positions in the file, so any non-negative whole number will do.
+    fn alter_offsets(
+        &self,
+        _config: &ConfigMap,
+        offsets: &[(OffsetMap, Option<OffsetMap>)],
+    ) -> Result<bool> {
+        for (partition, offset) in offsets {
+            if !partition.contains_key(FILENAME_FIELD) {
+                return Err(ConnectError::other(format!(
+                    "Partition objects for offsets must contain the key '{FILENAME_FIELD}'"
+                )));
+            }
+            let Some(offset) = offset else { continue };
+            match offset.get(POSITION_FIELD).and_then(Value::as_i64) {
+                Some(p) if p >= 0 => {}
+                Some(_) => {
+                    return Err(ConnectError::other(format!(
+                        "The value for the '{POSITION_FIELD}' key in the offset should be a non-negative value"
+                    )))
+                }
+                None => {
+                    return Err(ConnectError::other(format!(
+                        "Offset objects should either be null or contain the key '{POSITION_FIELD}' with a whole number value"
+                    )))
+                }
+            }
+        }
+        Ok(true)
     }
 }
 

@@ -7,6 +7,7 @@ pub mod client_properties;
 mod config;
 pub mod consumer;
 mod error;
+pub mod group_offsets;
 pub mod producer;
 
 pub use config::{client_config, ClientSettings};

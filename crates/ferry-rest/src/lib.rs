@@ -4,6 +4,7 @@
 mod connectors;
 mod entities;
 mod error;
+mod offsets;
 mod plugins;
 mod query;
 mod root;
@@ -53,6 +54,12 @@ pub fn router(herder: Arc<dyn Herder>) -> Router {
         .route(
             "/connectors/{name}/topics/reset",
             put(connectors::reset_topics),
+        )
+        .route(
+            "/connectors/{name}/offsets",
+            get(offsets::get)
+                .patch(offsets::alter)
+                .delete(offsets::reset),
         )
         .route("/connectors/{name}/tasks", get(tasks::list))
         .route("/connectors/{name}/tasks/{task}/status", get(tasks::status))

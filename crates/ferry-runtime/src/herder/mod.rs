@@ -1,11 +1,13 @@
 //! The boundary between REST and coordination: REST only sees `dyn Herder`.
 
+mod offsets;
 mod standalone;
 mod validation;
 
 use async_trait::async_trait;
 use ferry_api::ConfigMap;
 
+pub use offsets::ConnectorOffset;
 pub use standalone::StandaloneHerder;
 pub use validation::{config_infos, validate_connector_config, ConfigInfos};
 
@@ -127,6 +129,16 @@ pub trait Herder: Send + Sync {
     /// KIP-558: the topics a connector has used.
     async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError>;
     async fn reset_connector_topics(&self, name: &str) -> Result<(), HerderError>;
+    /// KIP-875: the connector's offsets (source partitions, or its consumer group's).
+    async fn connector_offsets(&self, name: &str) -> Result<Vec<ConnectorOffset>, HerderError>;
+    /// Alters offsets of a STOPPED connector; answers the success message.
+    async fn alter_connector_offsets(
+        &self,
+        name: &str,
+        offsets: Vec<ConnectorOffset>,
+    ) -> Result<String, HerderError>;
+    /// Resets every offset of a STOPPED connector; answers the success message.
+    async fn reset_connector_offsets(&self, name: &str) -> Result<String, HerderError>;
     /// The plugins this worker offers.
     fn registry(&self) -> Arc<Registry>;
     /// Whether start-up has finished (`GET /health`).

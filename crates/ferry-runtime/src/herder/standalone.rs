@@ -10,6 +10,7 @@ use ferry_api::ConfigMap;
 use tokio::sync::{mpsc, Mutex};
 
 use crate::config::connector::TASKS_MAX;
+use crate::herder::offsets::{self, ConnectorOffset};
 use crate::herder::validation::validate_connector_config;
 use crate::herder::{
     ConfigPatch, ConnectorInfo, ConnectorStateInfo, Herder, HerderError, RestartRequest, StateInfo,
@@ -203,6 +204,20 @@ impl StandaloneHerder {
             }
             _ => self.worker.set_target_state(name, target),
         }
+    }
+
+    /// A connector whose offsets may be changed: it exists and is STOPPED with no tasks.
+    fn stopped<'a>(
+        connectors: &'a BTreeMap<String, ConnectorEntry>,
+        name: &str,
+    ) -> Result<&'a ConnectorEntry, HerderError> {
+        let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
+        if entry.target != TargetState::Stopped || !entry.task_configs.is_empty() {
+            return Err(HerderError::BadRequest(format!(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
+            )));
+        }
+        Ok(entry)
     }
 
     fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
@@ -496,6 +511,31 @@ impl Herder for StandaloneHerder {
         self.topic_tracking(true)?;
         self.worker.status_store().reset_topics(name);
         Ok(())
+    }
+
+    async fn connector_offsets(&self, name: &str) -> Result<Vec<ConnectorOffset>, HerderError> {
+        let (kind, config) = {
+            let connectors = self.connectors.lock().await;
+            let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
+            (entry.kind, entry.config.clone())
+        };
+        offsets::read(&self.worker, name, kind, &config).await
+    }
+
+    async fn alter_connector_offsets(
+        &self,
+        name: &str,
+        offsets: Vec<ConnectorOffset>,
+    ) -> Result<String, HerderError> {
+        let connectors = self.connectors.lock().await;
+        let entry = Self::stopped(&connectors, name)?;
+        offsets::alter(&self.worker, name, entry.kind, &entry.config, offsets).await
+    }
+
+    async fn reset_connector_offsets(&self, name: &str) -> Result<String, HerderError> {
+        let connectors = self.connectors.lock().await;
+        let entry = Self::stopped(&connectors, name)?;
+        offsets::reset(&self.worker, name, entry.kind, &entry.config).await
     }
 
     fn registry(&self) -> Arc<Registry> {
