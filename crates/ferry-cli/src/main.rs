@@ -30,7 +30,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    logging::init();
+    let log_levels = std::sync::Arc::new(logging::init());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Command::Standalone { worker, connectors } => {
-                standalone::run(&worker, &connectors).await
+                standalone::run(&worker, &connectors, log_levels).await
             }
             Command::Distributed { .. } => Err(anyhow::anyhow!(
                 "distributed mode is not available yet in this version of Ferry"

@@ -76,7 +76,11 @@ async fn cluster_id(config: &WorkerConfig) -> anyhow::Result<String> {
         })
 }
 
-pub async fn run(worker_path: &Path, connector_paths: &[PathBuf]) -> anyhow::Result<()> {
+pub async fn run(
+    worker_path: &Path,
+    connector_paths: &[PathBuf],
+    log_levels: Arc<dyn ferry_rest::LogLevels>,
+) -> anyhow::Result<()> {
     let props = load_properties(worker_path)?;
     let config = WorkerConfig::standalone(&props).map_err(|e| {
         let lines: Vec<String> = e
@@ -124,7 +128,15 @@ pub async fn run(worker_path: &Path, connector_paths: &[PathBuf]) -> anyhow::Res
         .cloned()
         .unwrap_or_else(|| "http://:8083".to_owned());
     let rest_shutdown = CancellationToken::new();
-    let (addr, rest) = ferry_rest::serve(herder.clone(), &listener, rest_shutdown.clone()).await?;
+    let (addr, rest) = ferry_rest::serve(
+        ferry_rest::AppState {
+            herder: herder.clone(),
+            loggers: admin_enabled(&config).then_some(log_levels),
+        },
+        &listener,
+        rest_shutdown.clone(),
+    )
+    .await?;
     tracing::info!(%addr, "Ferry standalone worker started");
 
     let mut failure = None;
@@ -154,6 +166,14 @@ pub async fn run(worker_path: &Path, connector_paths: &[PathBuf]) -> anyhow::Res
     let _ = rest.await;
     tracing::info!("Ferry standalone worker stopped");
     failure.map_or(Ok(()), Err)
+}
+
+/// `admin.listeners` set to an empty value turns the admin endpoints off, as in Java.
+fn admin_enabled(config: &WorkerConfig) -> bool {
+    config
+        .originals
+        .get("admin.listeners")
+        .is_none_or(|v| !v.trim().is_empty())
 }
 
 async fn wait_for_signal() -> std::io::Result<()> {

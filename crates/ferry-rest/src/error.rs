@@ -52,7 +52,13 @@ impl From<HerderError> for ApiError {
 /// documented difference).
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
-        ApiError::new(StatusCode::BAD_REQUEST, r.body_text())
+        match r {
+            JsonRejection::MissingJsonContentType(_) => ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "HTTP 415 Unsupported Media Type",
+            ),
+            other => ApiError::new(StatusCode::BAD_REQUEST, other.body_text()),
+        }
     }
 }
 

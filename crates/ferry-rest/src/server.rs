@@ -1,9 +1,6 @@
 //! Binds the REST listener and serves until the shutdown token fires.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
-
-use ferry_runtime::herder::Herder;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +27,7 @@ pub fn parse_listener(listener: &str) -> Result<SocketAddr, ServeError> {
 
 /// Binds now (so a taken port fails start-up) and serves in the background.
 pub async fn serve(
-    herder: Arc<dyn Herder>,
+    state: crate::AppState,
     listener: &str,
     shutdown: CancellationToken,
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), ServeError> {
@@ -45,9 +42,9 @@ pub async fn serve(
         addr: addr.to_string(),
         cause,
     })?;
-    let app = crate::router(herder);
+    let app = crate::service(state);
     let handle = tokio::spawn(async move {
-        let result = axum::serve(socket, app)
+        let result = axum::serve(socket, axum::ServiceExt::into_make_service(app))
             .with_graceful_shutdown(shutdown.cancelled_owned())
             .await;
         if let Err(error) = result {

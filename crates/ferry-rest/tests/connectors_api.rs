@@ -578,3 +578,84 @@ async fn errors_for_paths_methods_and_bodies() {
         (StatusCode::BAD_REQUEST, json!(400))
     );
 }
+
+#[tokio::test]
+async fn trailing_slashes_and_media_types() {
+    let w = worker(&[]);
+    assert_eq!(
+        w.call("GET", "/connectors/", None).await,
+        (StatusCode::OK, json!([]))
+    );
+    assert_eq!(
+        w.call("GET", "/connector-plugins/?connectorsOnly=true", None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    // A body that is not declared as JSON.
+    let req = axum::http::Request::post("/connectors")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(axum::body::Body::from("name=x"))
+        .unwrap();
+    let resp = tower::ServiceExt::oneshot(w.app.clone(), req)
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    // No body and no content type is fine where no body is needed.
+    w.create("m", "IdleSource", "").await;
+    assert_eq!(
+        w.call("PUT", "/connectors/m/pause", None).await.0,
+        StatusCode::ACCEPTED
+    );
+}
+
+#[tokio::test]
+async fn admin_loggers() {
+    let w = worker(&[]);
+    assert_eq!(
+        w.call("GET", "/admin/loggers", None).await,
+        (
+            StatusCode::OK,
+            json!({"root": {"level": "INFO", "last_modified": null}})
+        )
+    );
+    assert_eq!(
+        w.call(
+            "PUT",
+            "/admin/loggers/ferry_runtime",
+            Some(r#"{"level":"debug"}"#)
+        )
+        .await,
+        (StatusCode::OK, json!(["ferry_runtime"]))
+    );
+    assert_eq!(
+        w.call("GET", "/admin/loggers/ferry_runtime", None).await.1["level"],
+        "DEBUG"
+    );
+    assert_eq!(
+        w.call(
+            "PUT",
+            "/admin/loggers/x?scope=cluster",
+            Some(r#"{"level":"WARN"}"#)
+        )
+        .await
+        .0,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        w.call("PUT", "/admin/loggers/x", Some(r#"{"level":"LOUD"}"#))
+            .await,
+        (
+            StatusCode::NOT_FOUND,
+            json!({"error_code": 404, "message": "invalid log level 'LOUD'."})
+        )
+    );
+    assert_eq!(
+        w.call("PUT", "/admin/loggers/x", Some(r#"{"lvl":"INFO"}"#))
+            .await,
+        (
+            StatusCode::BAD_REQUEST,
+            json!({"error_code": 400, "message": "Desired 'level' parameter was not specified in request."})
+        )
+    );
+}

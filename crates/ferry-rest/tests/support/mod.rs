@@ -206,6 +206,60 @@ pub fn registry() -> Registry {
     registry
 }
 
+/// Log levels kept in memory, to test the endpoints without a global subscriber.
+#[derive(Default)]
+pub struct FakeLevels {
+    set: Mutex<BTreeMap<String, String>>,
+}
+
+impl ferry_rest::LogLevels for FakeLevels {
+    fn all(&self) -> BTreeMap<String, ferry_rest::LoggerLevel> {
+        let mut all: BTreeMap<_, _> = self
+            .set
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    ferry_rest::LoggerLevel {
+                        level: v.clone(),
+                        last_modified: Some(1),
+                    },
+                )
+            })
+            .collect();
+        all.entry("root".to_owned())
+            .or_insert(ferry_rest::LoggerLevel {
+                level: "INFO".into(),
+                last_modified: None,
+            });
+        all
+    }
+
+    fn get(&self, name: &str) -> ferry_rest::LoggerLevel {
+        let level = self
+            .set
+            .lock()
+            .unwrap()
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| "INFO".into());
+        ferry_rest::LoggerLevel {
+            level,
+            last_modified: None,
+        }
+    }
+
+    fn set(&self, namespace: &str, level: &str) -> Vec<String> {
+        self.set
+            .lock()
+            .unwrap()
+            .insert(namespace.to_owned(), level.to_owned());
+        vec![namespace.to_owned()]
+    }
+}
+
 pub fn props(pairs: &[(&str, &str)]) -> ConfigMap {
     pairs
         .iter()
@@ -215,7 +269,7 @@ pub fn props(pairs: &[(&str, &str)]) -> ConfigMap {
 
 pub struct TestWorker {
     pub herder: Arc<StandaloneHerder>,
-    pub app: axum::Router,
+    pub app: ferry_rest::Service,
     _dir: tempfile::TempDir,
 }
 
@@ -249,7 +303,10 @@ pub fn worker(extra: &[(&str, &str)]) -> TestWorker {
     ));
     let herder = StandaloneHerder::new(worker, "cluster-1".into(), rx);
     herder.set_ready();
-    let app = ferry_rest::router(herder.clone());
+    let app = ferry_rest::service(ferry_rest::AppState {
+        herder: herder.clone(),
+        loggers: Some(Arc::new(FakeLevels::default())),
+    });
     TestWorker {
         herder,
         app,
