@@ -361,3 +361,37 @@ fn offsets_of_real_source_and_sink_connectors() {
     );
     ferry.stop();
 }
+
+/// A real third-party client of the Connect API, installed from PyPI by `scripts/test` into the
+/// interpreter named by `FERRY_PYTHON`.
+#[test]
+fn a_third_party_client_drives_the_api() {
+    let python = std::env::var("FERRY_PYTHON").unwrap_or_else(|_| {
+        panic!("FERRY_PYTHON is not set: scripts/test installs kafka-connect-py and sets it")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker = worker_properties(dir.path(), port, 500);
+    let ferry = Ferry::start(dir.path(), port, &worker, &[]);
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, numbered_lines(0, 10)).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/clients/kafka_connect_py_flow.py"
+    );
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(format!("http://127.0.0.1:{port}"))
+        .arg(&input)
+        .arg(unique("client-topic"))
+        .arg(unique("client"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the client flow failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ferry.stop();
+}
