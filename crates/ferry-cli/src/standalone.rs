@@ -94,6 +94,12 @@ pub async fn run(
             lines.join("\n")
         )
     })?;
+    let rest_options = ferry_rest::RestOptions::from_worker(&props).map_err(|e| {
+        anyhow!(
+            "{} is not a valid worker config: {e}",
+            worker_path.display()
+        )
+    })?;
     for warning in config.warnings() {
         tracing::warn!("{warning}");
     }
@@ -132,6 +138,7 @@ pub async fn run(
         ferry_rest::AppState {
             herder: herder.clone(),
             loggers: admin_enabled(&config).then_some(log_levels),
+            options: Arc::new(rest_options),
         },
         &listener,
         rest_shutdown.clone(),

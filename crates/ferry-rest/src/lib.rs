@@ -4,6 +4,7 @@
 mod connectors;
 mod entities;
 mod error;
+mod http_headers;
 mod loggers;
 mod offsets;
 mod plugins;
@@ -19,6 +20,7 @@ use axum::Router;
 use ferry_runtime::herder::Herder;
 
 pub use error::ApiError;
+pub use http_headers::{parse_header_rules, HeaderRule};
 pub use loggers::{LogLevels, LoggerLevel};
 pub use server::{parse_listener, serve};
 
@@ -28,6 +30,40 @@ pub struct AppState {
     pub herder: Arc<dyn Herder>,
     /// Absent when the admin endpoints are switched off.
     pub loggers: Option<Arc<dyn LogLevels>>,
+    pub options: Arc<RestOptions>,
+}
+
+/// Worker settings that shape every response.
+#[derive(Debug, Clone, Default)]
+pub struct RestOptions {
+    /// `access.control.allow.origin`; blank leaves CORS off.
+    pub cors_allow_origin: String,
+    /// `access.control.allow.methods`; blank means GET, POST and HEAD.
+    pub cors_allow_methods: String,
+    /// `response.http.headers.config`, parsed.
+    pub header_rules: Vec<HeaderRule>,
+}
+
+impl RestOptions {
+    /// Reads the worker's REST settings; a bad `response.http.headers.config` names the key.
+    pub fn from_worker(
+        originals: &ferry_api::ConfigMap,
+    ) -> Result<Self, ferry_api::config::ConfigError> {
+        let get = |k: &str| originals.get(k).cloned().unwrap_or_default();
+        let rules = get("response.http.headers.config");
+        let header_rules = parse_header_rules(&rules).map_err(|why| {
+            ferry_api::config::ConfigError::invalid_value(
+                "response.http.headers.config",
+                &rules,
+                &why,
+            )
+        })?;
+        Ok(RestOptions {
+            cors_allow_origin: get("access.control.allow.origin"),
+            cors_allow_methods: get("access.control.allow.methods"),
+            header_rules,
+        })
+    }
 }
 
 /// The full router, without a socket (tests call it directly).
@@ -35,6 +71,7 @@ pub fn router(herder: Arc<dyn Herder>) -> Router {
     router_with(AppState {
         herder,
         loggers: None,
+        options: Arc::default(),
     })
 }
 
@@ -44,7 +81,25 @@ pub type Service =
     tower::util::MapRequest<Router, fn(axum::extract::Request) -> axum::extract::Request>;
 
 pub fn service(state: AppState) -> Service {
-    tower::ServiceExt::map_request(router_with(state), trim_trailing_slash as fn(_) -> _)
+    let options = state.options.clone();
+    let mut router = router_with(state);
+    if !options.header_rules.is_empty() {
+        let rules = options.header_rules.clone();
+        router = router.layer(axum::middleware::map_response(
+            move |mut response: axum::response::Response| {
+                let rules = rules.clone();
+                async move {
+                    http_headers::apply_rules(&rules, response.headers_mut());
+                    response
+                }
+            },
+        ));
+    }
+    if let Some(cors) = http_headers::cors(&options.cors_allow_origin, &options.cors_allow_methods)
+    {
+        router = router.layer(cors);
+    }
+    tower::ServiceExt::map_request(router, trim_trailing_slash as fn(_) -> _)
 }
 
 fn trim_trailing_slash(mut request: axum::extract::Request) -> axum::extract::Request {
@@ -98,7 +153,11 @@ pub fn router_with(state: AppState) -> Router {
                 .patch(offsets::alter)
                 .delete(offsets::reset),
         )
-        .route("/connectors/{name}/tasks", get(tasks::list))
+        .route(
+            "/connectors/{name}/tasks",
+            get(tasks::list).post(tasks::submit_configs),
+        )
+        .route("/connectors/{name}/fence", put(tasks::fence))
         .route("/connectors/{name}/tasks/{task}/status", get(tasks::status))
         .route(
             "/connectors/{name}/tasks/{task}/restart",

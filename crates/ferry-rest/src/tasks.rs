@@ -51,3 +51,19 @@ pub(crate) async fn restart(
     state.herder.restart_task(&task_id(name, &task)?).await?;
     Ok(StatusCode::NO_CONTENT)
 }
+
+/// Internal endpoint for distributed workers; standalone answers as Java's does.
+pub(crate) async fn submit_configs() -> ApiError {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Kafka Connect in standalone mode does not support externally setting task configurations.",
+    )
+}
+
+/// Internal endpoint for exactly-once sources in distributed mode.
+pub(crate) async fn fence() -> ApiError {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Kafka Connect in standalone mode does not support exactly-once source connectors.",
+    )
+}

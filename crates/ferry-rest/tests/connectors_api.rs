@@ -659,3 +659,62 @@ async fn admin_loggers() {
         )
     );
 }
+
+#[tokio::test]
+async fn cors_and_configured_response_headers() {
+    let w = worker(&[
+        ("access.control.allow.origin", "http://ui.example"),
+        ("access.control.allow.methods", "GET,PUT"),
+        (
+            "response.http.headers.config",
+            r#"set X-Frame-Options:DENY,"add Cache-Control: no-cache, no-store""#,
+        ),
+    ]);
+    let (status, _, headers) = w.call_full("GET", "/connectors", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["x-frame-options"], "DENY");
+    assert_eq!(headers["cache-control"], "no-cache, no-store");
+    let preflight = axum::http::Request::options("/connectors")
+        .header("origin", "http://ui.example")
+        .header("access-control-request-method", "PUT")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let resp = tower::ServiceExt::oneshot(w.app.clone(), preflight)
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.headers()["access-control-allow-origin"],
+        "http://ui.example"
+    );
+    assert!(resp.headers()["access-control-allow-methods"]
+        .to_str()
+        .unwrap()
+        .contains("PUT"));
+    // Without the settings there are no such headers.
+    let plain = worker(&[]);
+    let (_, _, headers) = plain.call_full("GET", "/connectors", None).await;
+    assert!(
+        headers.get("x-frame-options").is_none()
+            && headers.get("access-control-allow-origin").is_none()
+    );
+}
+
+#[tokio::test]
+async fn internal_endpoints_are_not_for_standalone() {
+    let w = worker(&[]);
+    let (status, body) = w.call("POST", "/connectors/x/tasks", Some("[]")).await;
+    assert_eq!(
+        (status, body["message"].clone()),
+        (StatusCode::INTERNAL_SERVER_ERROR, json!("Kafka Connect in standalone mode does not support externally setting task configurations."))
+    );
+    let (status, body) = w.call("PUT", "/connectors/x/fence", None).await;
+    assert_eq!(
+        (status, body["message"].clone()),
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!(
+                "Kafka Connect in standalone mode does not support exactly-once source connectors."
+            )
+        )
+    );
+}

@@ -306,6 +306,7 @@ pub fn worker(extra: &[(&str, &str)]) -> TestWorker {
     let app = ferry_rest::service(ferry_rest::AppState {
         herder: herder.clone(),
         loggers: Some(Arc::new(FakeLevels::default())),
+        options: Arc::new(ferry_rest::RestOptions::from_worker(&settings).unwrap()),
     });
     TestWorker {
         herder,
