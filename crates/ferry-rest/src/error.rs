@@ -72,3 +72,41 @@ pub(crate) async fn method_not_allowed_fallback() -> ApiError {
         "HTTP 405 Method Not Allowed",
     )
 }
+
+/// How long a request may take before it answers 500, as Java's `RestServer` allows.
+pub(crate) const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(90);
+
+pub(crate) async fn request_timeout(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "Request timed out").into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::Request;
+    use axum::routing::get;
+    use axum::Router;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_that_takes_too_long_answers_500() {
+        let app = Router::new()
+            .route("/slow", get(std::future::pending::<&'static str>))
+            .layer(axum::middleware::from_fn(request_timeout));
+        let response = app
+            .oneshot(Request::get("/slow").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+}

@@ -82,7 +82,7 @@ pub type Service =
 
 pub fn service(state: AppState) -> Service {
     let options = state.options.clone();
-    let mut router = router_with(state);
+    let mut router = router_with(state).layer(axum::middleware::from_fn(error::request_timeout));
     if !options.header_rules.is_empty() {
         let rules = options.header_rules.clone();
         router = router.layer(axum::middleware::map_response(
@@ -123,6 +123,7 @@ pub fn router_with(state: AppState) -> Router {
     Router::new()
         .route("/", get(root::server_info))
         .route("/health", get(root::health))
+        .route("/openapi.json", get(root::openapi))
         .route(
             "/connectors",
             get(connectors::list).post(connectors::create),

@@ -30,3 +30,13 @@ pub(crate) async fn health(State(state): State<AppState>) -> (StatusCode, Json<V
         )
     }
 }
+
+/// The OpenAPI document of this API (checked against the router by `tests/openapi.rs`).
+pub const OPENAPI: &str = include_str!("../openapi.json");
+
+pub(crate) async fn openapi() -> ([(axum::http::HeaderName, &'static str); 1], &'static str) {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        OPENAPI,
+    )
+}
