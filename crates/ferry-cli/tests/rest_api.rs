@@ -186,6 +186,17 @@ fn restarting_failed_tasks_of_a_real_connector() {
         ferry.task_state(&healthy, 0).as_deref() == Some("RUNNING")
     });
 
+    // Failed tasks only: the broken task is stopped and started again, its connector is not.
+    let (connector_before, task_before) = (
+        ferry.connector_starts(&broken),
+        ferry.task_starts(&broken, 0),
+    );
+    assert_eq!(
+        (connector_before, task_before),
+        (1, 1),
+        "{}",
+        ferry.log_text()
+    );
     let (status, body) = ferry.call(
         "POST",
         &format!("/connectors/{broken}/restart?includeTasks=true&onlyFailed=true"),
@@ -195,10 +206,18 @@ fn restarting_failed_tasks_of_a_real_connector() {
     assert_eq!(body["connector"]["state"], "RUNNING");
     assert_eq!(body["tasks"][0]["state"], "RESTARTING");
     wait_until(
+        "the broken task to start again",
+        Duration::from_secs(60),
+        || ferry.task_starts(&broken, 0) == 2,
+    );
+    wait_until(
         "the restarted task to fail again",
         Duration::from_secs(60),
         || ferry.task_state(&broken, 0).as_deref() == Some("FAILED"),
     );
+    assert_eq!(ferry.connector_starts(&broken), 1);
+
+    // Nothing of a healthy connector has failed, so nothing restarts.
     let (status, body) = ferry.call(
         "POST",
         &format!("/connectors/{healthy}/restart?includeTasks=true&onlyFailed=true"),
@@ -211,6 +230,36 @@ fn restarting_failed_tasks_of_a_real_connector() {
             body["tasks"][0]["state"].clone()
         ),
         ("RUNNING".into(), "RUNNING".into())
+    );
+    // Everything of the healthy connector restarts with onlyFailed=false.
+    let (status, body) = ferry.call(
+        "POST",
+        &format!("/connectors/{healthy}/restart?includeTasks=true"),
+        None,
+    );
+    assert_eq!(
+        (status, body["connector"]["state"].clone()),
+        (202, "RESTARTING".into())
+    );
+    wait_until(
+        "the healthy task to start again",
+        Duration::from_secs(60),
+        || ferry.task_starts(&healthy, 0) == 2,
+    );
+    assert_eq!(ferry.connector_starts(&healthy), 2);
+    // The connector alone restarts with the plain request (204), its task keeps running.
+    assert_eq!(
+        ferry
+            .call("POST", &format!("/connectors/{healthy}/restart"), None)
+            .0,
+        204
+    );
+    assert_eq!(
+        (
+            ferry.connector_starts(&healthy),
+            ferry.task_starts(&healthy, 0)
+        ),
+        (3, 2)
     );
     // The healthy connector's data kept flowing.
     append(dir.path(), "h.txt", 10, 15);

@@ -36,6 +36,12 @@ pub(crate) async fn list(
         out.extend(registry.header_converters.iter().map(|p| {
             json!({"class": p.class_name, "type": PluginKind::HeaderConverter.rest_name(), "version": version})
         }));
+        out.extend(registry.transformations.iter().map(|p| {
+            json!({"class": p.class_name, "type": PluginKind::Transformation.rest_name(), "version": version})
+        }));
+        out.extend(registry.predicates.iter().map(|p| {
+            json!({"class": p.class_name, "type": PluginKind::Predicate.rest_name(), "version": version})
+        }));
     }
     Json(json!(out))
 }

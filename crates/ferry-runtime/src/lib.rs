@@ -2,6 +2,7 @@
 //! sink task pipelines, and the herders that REST drives.
 
 pub mod config;
+pub mod errors;
 pub mod herder;
 pub mod plugins;
 pub mod status;

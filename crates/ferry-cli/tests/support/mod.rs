@@ -223,6 +223,19 @@ impl Ferry {
         self.child.wait().unwrap();
     }
 
+    /// How often a task has reported RUNNING (each start does), read from the worker's log.
+    pub fn task_starts(&self, connector: &str, task: usize) -> usize {
+        let needle =
+            format!("connector={connector} task={task}}}: Task state changed state=RUNNING");
+        self.log_text().matches(&needle).count()
+    }
+
+    /// How often a connector object has been started, read from the worker's log.
+    pub fn connector_starts(&self, connector: &str) -> usize {
+        let needle = format!("connector{{connector={connector}}}: Connector started");
+        self.log_text().matches(&needle).count()
+    }
+
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }

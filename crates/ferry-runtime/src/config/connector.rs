@@ -149,6 +149,39 @@ pub fn sink_topic_problems(props: &ConfigMap) -> Vec<KeyProblem> {
             message,
         });
     }
+    if let Some(dlq) = props
+        .get(DLQ_TOPIC_NAME)
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty())
+    {
+        let topics = props
+            .get(TOPICS)
+            .map(|t| ferry_api::config::split_list(t))
+            .unwrap_or_default();
+        if topics.iter().any(|t| t == dlq) {
+            problems.push(KeyProblem {
+                key: DLQ_TOPIC_NAME.to_owned(),
+                message: format!(
+                    "The DLQ topic '{dlq}' may not be included in the list of topics ('{TOPICS}=[{}]') consumed by the connector",
+                    topics.join(", ")
+                ),
+            });
+        }
+        if let Some(regex) = props
+            .get(TOPICS_REGEX)
+            .map(|r| r.trim())
+            .filter(|r| !r.is_empty())
+        {
+            if regex::Regex::new(&format!("^(?:{regex})$")).is_ok_and(|re| re.is_match(dlq)) {
+                problems.push(KeyProblem {
+                    key: DLQ_TOPIC_NAME.to_owned(),
+                    message: format!(
+                        "The DLQ topic '{dlq}' may not be included in the regex matching the topics ('{TOPICS_REGEX}={regex}') consumed by the connector"
+                    ),
+                });
+            }
+        }
+    }
     if let Some(regex) = props.get(TOPICS_REGEX).filter(|r| !r.trim().is_empty()) {
         if let Err(e) = regex::Regex::new(regex) {
             problems.push(KeyProblem {

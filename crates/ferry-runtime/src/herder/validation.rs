@@ -10,6 +10,7 @@ use crate::config::connector::{
 };
 use crate::herder::HerderError;
 use crate::plugins::{PluginKind, Registry};
+use crate::worker::transformation_chain::TransformationChain;
 
 /// One key: its declaration (absent for undeclared keys) and what validation found.
 #[derive(Debug, Clone)]
@@ -90,6 +91,28 @@ pub fn config_infos(
             definition: own.key(&value.name).cloned(),
             value: Some(value),
         });
+    }
+    // Transforms and predicates: every alias must resolve and configure.
+    if let Err(e) = TransformationChain::from_config(registry, config) {
+        for problem in e.problems {
+            match configs
+                .iter_mut()
+                .filter_map(|c| c.value.as_mut())
+                .find(|v| v.name == problem.key)
+            {
+                Some(v) => v.errors.push(problem.message),
+                None => configs.push(ConfigInfo {
+                    definition: None,
+                    value: Some(KeyReport {
+                        name: problem.key.clone(),
+                        value: config.get(&problem.key).cloned(),
+                        recommended_values: Vec::new(),
+                        errors: vec![problem.message],
+                        visible: true,
+                    }),
+                }),
+            }
+        }
     }
     let mut groups: Vec<String> = Vec::new();
     for group in configs

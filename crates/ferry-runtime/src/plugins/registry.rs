@@ -12,6 +12,8 @@ pub enum PluginKind {
     Sink,
     Converter,
     HeaderConverter,
+    Transformation,
+    Predicate,
 }
 
 impl PluginKind {
@@ -21,6 +23,8 @@ impl PluginKind {
             PluginKind::Sink => "sink",
             PluginKind::Converter => "converter",
             PluginKind::HeaderConverter => "header_converter",
+            PluginKind::Transformation => "transformation",
+            PluginKind::Predicate => "predicate",
         }
     }
 }
@@ -46,10 +50,14 @@ pub struct Registry {
     pub connectors: Vec<ConnectorPlugin>,
     pub converters: Vec<ConverterPlugin>,
     pub header_converters: Vec<HeaderConverterPlugin>,
+    pub transformations: Vec<ferry_transforms::TransformPlugin>,
+    pub predicates: Vec<ferry_transforms::PredicatePlugin>,
 }
 
+/// The class name after its package; nested classes keep their `Outer$Inner` form, so
+/// `InsertField$Value` works as an alias too.
 fn simple_name(class_name: &str) -> &str {
-    class_name.rsplit(['.', '$']).next().unwrap_or(class_name)
+    class_name.rsplit('.').next().unwrap_or(class_name)
 }
 
 fn matches_alias(class_name: &str, wanted: &str, strip_suffix: Option<&str>) -> bool {
@@ -161,6 +169,8 @@ impl Registry {
             connectors,
             converters,
             header_converters,
+            transformations: ferry_transforms::transformations(),
+            predicates: ferry_transforms::predicates(),
         }
     }
 
@@ -172,6 +182,18 @@ impl Registry {
 
     pub fn converter(&self, name: &str) -> Option<&ConverterPlugin> {
         self.converters
+            .iter()
+            .find(|p| matches_alias(p.class_name, name, None))
+    }
+
+    pub fn transformation(&self, name: &str) -> Option<&ferry_transforms::TransformPlugin> {
+        self.transformations
+            .iter()
+            .find(|p| matches_alias(p.class_name, name, None))
+    }
+
+    pub fn predicate(&self, name: &str) -> Option<&ferry_transforms::PredicatePlugin> {
+        self.predicates
             .iter()
             .find(|p| matches_alias(p.class_name, name, None))
     }

@@ -41,7 +41,7 @@ pub(crate) fn key_or_value_converter(
     connector: &ConfigMap,
     worker: &WorkerConfig,
     is_key: bool,
-) -> Result<Box<dyn Converter>, ConnectError> {
+) -> Result<(Box<dyn Converter>, String), ConnectError> {
     let (key, worker_class, kind) = if is_key {
         (
             "key.converter",
@@ -61,14 +61,14 @@ pub(crate) fn key_or_value_converter(
         .ok_or_else(|| unknown(key, &class))?;
     let mut converter = (plugin.create)();
     converter.configure(&props, is_key)?;
-    Ok(converter)
+    Ok((converter, plugin.class_name.to_owned()))
 }
 
 pub(crate) fn header_converter(
     registry: &Registry,
     connector: &ConfigMap,
     worker: &WorkerConfig,
-) -> Result<Box<dyn HeaderConverter>, ConnectError> {
+) -> Result<(Box<dyn HeaderConverter>, String), ConnectError> {
     let key = "header.converter";
     let (class, props) = settings(
         connector,
@@ -82,5 +82,5 @@ pub(crate) fn header_converter(
         .ok_or_else(|| unknown(key, &class))?;
     let mut converter = (plugin.create)();
     converter.configure(&props)?;
-    Ok(converter)
+    Ok((converter, plugin.class_name.to_owned()))
 }

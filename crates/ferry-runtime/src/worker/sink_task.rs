@@ -13,7 +13,9 @@ use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscr
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::config::connector::{DLQ_CONTEXT_HEADERS, DLQ_REPLICATION_FACTOR, DLQ_TOPIC_NAME};
 use crate::config::connector::{TOPICS, TOPICS_REGEX};
+use crate::errors::{DeadLetterQueue, DlqSettings, ErrorContext, Stage};
 use crate::status::{State, TopicTracker};
 use crate::worker::sink_context::WorkerSinkTaskContext;
 use crate::worker::task_context::TaskContext;
@@ -40,6 +42,15 @@ struct SinkPipeline {
     retry: Option<(Vec<SinkRecord>, Offsets)>,
     paused: bool,
     topics: TopicTracker,
+    dlq: Option<DeadLetterQueue>,
+}
+
+/// Which class a failed stage belongs to.
+enum Class {
+    Key,
+    Value,
+    Header,
+    Named(String),
 }
 
 fn subscription(ctx: &TaskContext) -> Result<Subscription, ConnectError> {
@@ -92,6 +103,7 @@ pub(crate) async fn run(
     task.start(&ctx.task_props, context.clone()).await?;
     ctx.report(State::Running, None);
     let topics = TopicTracker::new(ctx.worker.topic_tracking, &ctx.id, ctx.status.clone());
+    let dlq = open_dlq(&ctx).await?;
     let mut pipeline = SinkPipeline {
         ctx,
         task,
@@ -105,6 +117,7 @@ pub(crate) async fn run(
         retry: None,
         paused: false,
         topics,
+        dlq,
     };
     let outcome = pipeline.execute().await;
     let stopped = pipeline.stop(outcome.is_ok()).await;
@@ -152,12 +165,12 @@ impl SinkPipeline {
             if consumed.is_empty() {
                 continue;
             }
-            let (batch, offsets) = self.convert(consumed)?;
+            let (batch, offsets) = self.convert(consumed).await?;
             self.deliver(batch, offsets).await?;
         }
     }
 
-    fn convert(
+    async fn convert(
         &mut self,
         consumed: Vec<ConsumedRecord>,
     ) -> Result<(Vec<SinkRecord>, Offsets), ConnectError> {
@@ -174,44 +187,126 @@ impl SinkPipeline {
                 Some(slot) => slot.1 = r.offset + 1,
                 None => offsets.push(((r.topic.clone(), r.partition), r.offset + 1)),
             }
-            let key = self
-                .ctx
-                .key_converter
-                .to_connect_data(&r.topic, r.key.as_deref())?;
-            let value = self
-                .ctx
-                .value_converter
-                .to_connect_data(&r.topic, r.value.as_deref())?;
-            let mut headers = ferry_api::header::Headers::new();
-            for (k, v) in &r.headers {
-                let h = self
-                    .ctx
-                    .header_converter
-                    .to_connect_header(&r.topic, k, v.as_deref())?;
-                headers.add(k.clone(), h.schema, h.value);
+            // A record that failed and was tolerated is skipped; its offset still moves on.
+            if let Some(record) = self.sink_record(r).await? {
+                batch.push(record);
             }
-            let timestamp_type = match (r.timestamp, r.log_append_time) {
-                (None, _) => TimestampType::NoTimestampType,
-                (Some(_), true) => TimestampType::LogAppendTime,
-                (Some(_), false) => TimestampType::CreateTime,
-            };
-            batch.push(SinkRecord {
-                original_topic: r.topic.clone(),
-                original_kafka_partition: r.partition,
-                original_kafka_offset: r.offset,
-                topic: r.topic,
-                kafka_partition: r.partition,
-                key_schema: key.schema,
-                key: key.value,
-                value_schema: value.schema,
-                value: value.value,
-                kafka_offset: r.offset,
-                timestamp: r.timestamp,
-                timestamp_type,
-                headers,
-            });
         }
         Ok((batch, offsets.into_iter().collect()))
+    }
+
+    /// Converts and transforms one consumed record; `None` when it was dropped or tolerated.
+    async fn sink_record(&mut self, r: ConsumedRecord) -> Result<Option<SinkRecord>, ConnectError> {
+        let ctx = &self.ctx;
+        let key = match ctx
+            .errors
+            .with_retries(|| {
+                ctx.key_converter
+                    .to_connect_data(&r.topic, r.key.as_deref())
+            })
+            .await
+        {
+            Ok(k) => k,
+            Err(e) => return self.failed(Stage::KeyConverter, Class::Key, e, &r).await,
+        };
+        let value = match ctx
+            .errors
+            .with_retries(|| {
+                ctx.value_converter
+                    .to_connect_data(&r.topic, r.value.as_deref())
+            })
+            .await
+        {
+            Ok(v) => v,
+            Err(e) => {
+                return self
+                    .failed(Stage::ValueConverter, Class::Value, e, &r)
+                    .await
+            }
+        };
+        let mut headers = ferry_api::header::Headers::new();
+        for (k, v) in &r.headers {
+            match ctx
+                .errors
+                .with_retries(|| {
+                    ctx.header_converter
+                        .to_connect_header(&r.topic, k, v.as_deref())
+                })
+                .await
+            {
+                Ok(h) => headers.add(k.clone(), h.schema, h.value),
+                Err(e) => {
+                    return self
+                        .failed(Stage::HeaderConverter, Class::Header, e, &r)
+                        .await
+                }
+            }
+        }
+        let timestamp_type = match (r.timestamp, r.log_append_time) {
+            (None, _) => TimestampType::NoTimestampType,
+            (Some(_), true) => TimestampType::LogAppendTime,
+            (Some(_), false) => TimestampType::CreateTime,
+        };
+        let mut record = SinkRecord {
+            original_topic: r.topic.clone(),
+            original_kafka_partition: r.partition,
+            original_kafka_offset: r.offset,
+            topic: r.topic.clone(),
+            kafka_partition: r.partition,
+            key_schema: key.schema,
+            key: key.value,
+            value_schema: value.schema,
+            value: value.value,
+            kafka_offset: r.offset,
+            timestamp: r.timestamp,
+            timestamp_type,
+            headers,
+        };
+        if self.ctx.chain.is_empty() {
+            return Ok(Some(record));
+        }
+        match self.ctx.chain.apply(&mut record) {
+            Ok(true) => Ok(Some(record)),
+            Ok(false) => Ok(None),
+            Err(failure) => {
+                let (class, error) = (failure.class.to_owned(), failure.error);
+                self.failed(Stage::Transformation, Class::Named(class), error, &r)
+                    .await
+            }
+        }
+    }
+
+    /// A failed stage: fails the task, or (tolerated) skips the record after sending it to
+    /// the dead letter queue.
+    async fn failed(
+        &mut self,
+        stage: Stage,
+        class: Class,
+        error: ConnectError,
+        r: &ConsumedRecord,
+    ) -> Result<Option<SinkRecord>, ConnectError> {
+        let class = match class {
+            Class::Key => self.ctx.converter_classes.key.clone(),
+            Class::Value => self.ctx.converter_classes.value.clone(),
+            Class::Header => self.ctx.converter_classes.header.clone(),
+            Class::Named(c) => c,
+        };
+        let describe = || {
+            format!(
+                "topic='{}', partition={}, offset={}, timestamp={:?}",
+                r.topic, r.partition, r.offset, r.timestamp
+            )
+        };
+        self.ctx.errors.handle(&ErrorContext {
+            stage,
+            class: &class,
+            error: &error,
+            record: &describe,
+        })?;
+        if let Some(dlq) = self.dlq.as_mut() {
+            dlq.report(r, stage, &class, &error).await?;
+        }
+        Ok(None)
     }
 
     /// Puts a batch; a retriable failure pauses consumption and keeps the batch for redelivery.
@@ -342,6 +437,13 @@ impl SinkPipeline {
 
     /// Asks the task what is safe to commit (flushing by default) and commits it.
     async fn commit(&mut self, closing: bool) {
+        // Offsets past a record sent to the dead letter queue may commit only once it is there.
+        if let Some(dlq) = self.dlq.as_mut() {
+            if let Err(error) = dlq.flush(self.ctx.worker.offset_flush_timeout).await {
+                tracing::error!(%error, "Dead letter queue not flushed; offsets are not committed this time");
+                return;
+            }
+        }
         let offsets: SinkOffsets = self
             .current
             .iter()
@@ -411,4 +513,48 @@ impl SinkPipeline {
         }
         stopped
     }
+}
+
+/// The dead letter queue, when the connector names a topic for it.
+async fn open_dlq(ctx: &TaskContext) -> Result<Option<DeadLetterQueue>, ConnectError> {
+    let Some(topic) = ctx
+        .connector_props
+        .get(DLQ_TOPIC_NAME)
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+    else {
+        return Ok(None);
+    };
+    let settings = DlqSettings {
+        topic,
+        replication_factor: ctx
+            .connector_props
+            .get(DLQ_REPLICATION_FACTOR)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(3),
+        context_headers: ctx
+            .connector_props
+            .get(DLQ_CONTEXT_HEADERS)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
+    };
+    let client_id = format!(
+        "connector-dlq-producer-{}-{}",
+        ctx.id.connector, ctx.id.task
+    );
+    let producer = ferry_kafka::client_config(
+        ClientRole::Producer,
+        &ctx.client_layers("producer"),
+        &[
+            ("client.id", client_id.as_str()),
+            ("acks", "all"),
+            ("enable.idempotence", "false"),
+        ],
+    );
+    let admin_config =
+        ferry_kafka::client_config(ClientRole::Admin, &ctx.client_layers("admin"), &[]);
+    let admin = ferry_kafka::admin::Admin::new(&admin_config)
+        .map_err(|e| ConnectError::with_source("Failed to create the admin client", e))?;
+    DeadLetterQueue::open(settings, &producer, &admin, &ctx.id.connector, ctx.id.task)
+        .await
+        .map(Some)
 }

@@ -12,6 +12,7 @@ use ferry_kafka::producer::{Ack, AckingProducer, OutgoingRecord, SendError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::errors::{ErrorContext, ErrorHandler, Stage};
 use crate::status::{State, TopicTracker};
 use crate::storage::offset_codec::{encode_key, encode_offset};
 use crate::storage::offsets::ConnectorOffsetReader;
@@ -116,28 +117,97 @@ impl SourcePipeline {
         }
     }
 
-    async fn send(&mut self, record: SourceRecord) -> Result<(), ConnectError> {
+    /// Tolerates (or not) a failed stage of one record; a tolerated record is skipped and
+    /// reported to the task as never sent.
+    fn tolerate(
+        &mut self,
+        stage: Stage,
+        class: &str,
+        error: &ConnectError,
+        record: &SourceRecord,
+    ) -> Result<(), ConnectError> {
+        let describe = || {
+            format!(
+                "SourceRecord{{topic='{}', kafkaPartition={:?}, value={}}}",
+                record.topic, record.kafka_partition, record.value
+            )
+        };
+        self.ctx.errors.handle(&ErrorContext {
+            stage,
+            class,
+            error,
+            record: &describe,
+        })?;
+        self.task.commit_record(record, None)
+    }
+
+    /// Transforms, converts and sends one record.
+    async fn send(&mut self, mut record: SourceRecord) -> Result<(), ConnectError> {
+        if !self.ctx.chain.is_empty() {
+            match self.ctx.chain.apply(&mut record) {
+                Ok(true) => {}
+                Ok(false) => return self.task.commit_record(&record, None),
+                Err(failure) => {
+                    let (class, error) = (failure.class.to_owned(), failure.error);
+                    return self.tolerate(Stage::Transformation, &class, &error, &record);
+                }
+            }
+        }
         let topic = record.topic.as_str();
-        let key = self.ctx.key_converter.from_connect_data(
-            topic,
-            record.key_schema.as_ref(),
-            &record.key,
-        )?;
-        let value = self.ctx.value_converter.from_connect_data(
-            topic,
-            record.value_schema.as_ref(),
-            &record.value,
-        )?;
+        let ctx = &self.ctx;
+        let key = match ctx
+            .errors
+            .with_retries(|| {
+                ctx.key_converter
+                    .from_connect_data(topic, record.key_schema.as_ref(), &record.key)
+            })
+            .await
+        {
+            Ok(k) => k,
+            Err(e) => {
+                let class = self.ctx.converter_classes.key.clone();
+                return self.tolerate(Stage::KeyConverter, &class, &e, &record);
+            }
+        };
+        let value = match ctx
+            .errors
+            .with_retries(|| {
+                ctx.value_converter.from_connect_data(
+                    topic,
+                    record.value_schema.as_ref(),
+                    &record.value,
+                )
+            })
+            .await
+        {
+            Ok(v) => v,
+            Err(e) => {
+                let class = self.ctx.converter_classes.value.clone();
+                return self.tolerate(Stage::ValueConverter, &class, &e, &record);
+            }
+        };
         self.header_bytes.clear();
         for h in &record.headers {
-            let bytes = self.ctx.header_converter.from_connect_header(
-                topic,
-                &h.key,
-                h.schema.as_ref(),
-                &h.value,
-            )?;
-            self.header_bytes.push((h.key.clone(), bytes));
+            match ctx
+                .errors
+                .with_retries(|| {
+                    ctx.header_converter.from_connect_header(
+                        topic,
+                        &h.key,
+                        h.schema.as_ref(),
+                        &h.value,
+                    )
+                })
+                .await
+            {
+                Ok(bytes) => self.header_bytes.push((h.key.clone(), bytes)),
+                Err(e) => {
+                    let class = self.ctx.converter_classes.header.clone();
+                    return self.tolerate(Stage::HeaderConverter, &class, &e, &record);
+                }
+            }
         }
+        let topic = record.topic.as_str();
         let timestamp = match record.timestamp {
             Some(ts) if ts < -1 => {
                 return Err(ConnectError::other(format!(
@@ -172,6 +242,7 @@ impl SourcePipeline {
                             &mut self.submitted,
                             self.task.as_mut(),
                             &mut self.topics,
+                            &mut self.ctx.errors,
                             ack,
                         )?;
                     }
@@ -195,6 +266,7 @@ impl SourcePipeline {
                 &mut self.submitted,
                 self.task.as_mut(),
                 &mut self.topics,
+                &mut self.ctx.errors,
                 ack,
             )?;
         }
@@ -269,6 +341,7 @@ impl SourcePipeline {
                     &mut self.submitted,
                     self.task.as_mut(),
                     &mut self.topics,
+                    &mut self.ctx.errors,
                     ack,
                 ) {
                     tracing::warn!(%error, "A record failed while stopping");
@@ -291,6 +364,7 @@ fn handle_ack(
     submitted: &mut SubmittedRecords,
     task: &mut dyn SourceTask,
     topics: &mut TopicTracker,
+    errors: &mut ErrorHandler,
     ack: Ack,
 ) -> Result<(), ConnectError> {
     match ack.result {
@@ -306,9 +380,27 @@ fn handle_ack(
             }
             Ok(())
         }
-        Err(e) => Err(ConnectError::with_source(
-            "Unrecoverable exception from producer send callback",
-            e,
-        )),
+        Err(e) => {
+            let error =
+                ConnectError::with_source("Unrecoverable exception from producer send callback", e);
+            let record = submitted.ack(ack.seq);
+            let describe = || {
+                record
+                    .map(|r| format!("SourceRecord{{topic='{}'}}", r.topic))
+                    .unwrap_or_default()
+            };
+            let ctx = ErrorContext {
+                stage: Stage::KafkaProduce,
+                class: "org.apache.kafka.clients.producer.KafkaProducer",
+                error: &error,
+                record: &describe,
+            };
+            errors.handle(&ctx)?;
+            // Tolerated: the record counts as done, so later offsets of its partition commit.
+            match record {
+                Some(r) => task.commit_record(r, None),
+                None => Ok(()),
+            }
+        }
     }
 }

@@ -8,8 +8,10 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::worker::WorkerConfig;
+use crate::errors::ErrorHandler;
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::OffsetBackingStore;
+use crate::worker::transformation_chain::TransformationChain;
 
 /// The state the herder wants a connector and its tasks in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +19,13 @@ pub enum TargetState {
     Started,
     Paused,
     Stopped,
+}
+
+/// The converters' class names, as errors and dead letter queue headers name them.
+pub(crate) struct ConverterClasses {
+    pub key: String,
+    pub value: String,
+    pub header: String,
 }
 
 pub(crate) struct TaskContext {
@@ -28,6 +37,10 @@ pub(crate) struct TaskContext {
     pub key_converter: Box<dyn Converter>,
     pub value_converter: Box<dyn Converter>,
     pub header_converter: Box<dyn HeaderConverter>,
+    /// Class names of the converters, for error reports.
+    pub converter_classes: ConverterClasses,
+    pub chain: TransformationChain,
+    pub errors: ErrorHandler,
     pub status: Arc<dyn StatusStore>,
     pub offsets: Arc<dyn OffsetBackingStore>,
     pub target: watch::Receiver<TargetState>,

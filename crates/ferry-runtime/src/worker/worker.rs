@@ -14,11 +14,13 @@ use tracing::Instrument;
 
 use crate::config::connector::{TASKS_MAX_ENFORCE, TOPICS, TOPICS_REGEX};
 use crate::config::worker::WorkerConfig;
+use crate::errors::{ErrorHandler, ErrorSettings};
 use crate::plugins::Registry;
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::OffsetBackingStore;
 use crate::worker::converters::{header_converter, key_or_value_converter};
-use crate::worker::task_context::{TargetState, TaskContext};
+use crate::worker::task_context::{ConverterClasses, TargetState, TaskContext};
+use crate::worker::transformation_chain::TransformationChain;
 use crate::worker::{sink_task, source_task};
 
 /// Failures of the worker's own bookkeeping, as opposed to a plugin's.
@@ -342,25 +344,30 @@ impl Worker {
         let running = connectors.get(&id.connector).ok_or_else(|| {
             ConnectError::other(format!("Connector {} is not running", id.connector))
         })?;
+        let (key_converter, key_class) =
+            key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
+        let (value_converter, value_class) =
+            key_or_value_converter(&self.registry, connector_props, &self.config, false)?;
+        let (header_converter, header_class) =
+            header_converter(&self.registry, connector_props, &self.config)?;
+        let chain = TransformationChain::from_config(&self.registry, connector_props)?;
+        let cancel = self.shutdown.child_token();
         let ctx = TaskContext {
             id: id.clone(),
             worker_id: self.worker_id.clone(),
             worker: self.config.clone(),
             connector_props: connector_props.clone(),
             task_props,
-            key_converter: key_or_value_converter(
-                &self.registry,
-                connector_props,
-                &self.config,
-                true,
-            )?,
-            value_converter: key_or_value_converter(
-                &self.registry,
-                connector_props,
-                &self.config,
-                false,
-            )?,
-            header_converter: header_converter(&self.registry, connector_props, &self.config)?,
+            key_converter,
+            value_converter,
+            header_converter,
+            converter_classes: ConverterClasses {
+                key: key_class,
+                value: value_class,
+                header: header_class,
+            },
+            chain,
+            errors: ErrorHandler::new(ErrorSettings::from_config(connector_props), cancel.clone()),
             status: self.status.clone(),
             offsets: self.offsets.clone(),
             target: lock(&self.targets)
@@ -369,7 +376,7 @@ impl Worker {
                 .ok_or_else(|| {
                     ConnectError::other(format!("Connector {} has no target state", id.connector))
                 })?,
-            cancel: self.shutdown.child_token(),
+            cancel,
         };
         let runner: Box<
             dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>>

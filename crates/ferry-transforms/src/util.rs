@@ -1,0 +1,254 @@
+//! Helpers shared by the transforms: which part of a record a `$Key`/`$Value` variant works on,
+//! and Java's `Requirements` checks with their messages.
+
+use ferry_api::data::{SchemaRef, Struct, Value};
+use ferry_api::transform::Record;
+use ferry_api::ConnectError;
+
+/// The part of a record a `$Key` or `$Value` transform works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Key,
+    Value,
+}
+
+impl Part {
+    pub fn schema<'a>(self, record: &'a dyn Record) -> Option<&'a SchemaRef> {
+        match self {
+            Part::Key => record.key_schema(),
+            Part::Value => record.value_schema(),
+        }
+    }
+
+    pub fn value<'a>(self, record: &'a dyn Record) -> &'a Value {
+        match self {
+            Part::Key => record.key(),
+            Part::Value => record.value(),
+        }
+    }
+
+    pub fn take(self, record: &mut dyn Record) -> (Option<SchemaRef>, Value) {
+        match self {
+            Part::Key => record.take_key(),
+            Part::Value => record.take_value(),
+        }
+    }
+
+    pub fn set(self, record: &mut dyn Record, schema: Option<SchemaRef>, value: Value) {
+        match self {
+            Part::Key => record.set_key(schema, value),
+            Part::Value => record.set_value(schema, value),
+        }
+    }
+}
+
+/// Java's simple class name of a value, as its error messages show it (`null` for null).
+pub fn class_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Boolean(_) => "java.lang.Boolean",
+        Value::Int8(_) => "java.lang.Byte",
+        Value::Int16(_) => "java.lang.Short",
+        Value::Int32(_) => "java.lang.Integer",
+        Value::Int64(_) => "java.lang.Long",
+        Value::Float32(_) => "java.lang.Float",
+        Value::Float64(_) => "java.lang.Double",
+        Value::String(_) => "java.lang.String",
+        Value::Bytes(_) => "[B",
+        Value::Array(_) => "java.util.ArrayList",
+        Value::Map(_) => "java.util.HashMap",
+        Value::Struct(_) => "org.apache.kafka.connect.data.Struct",
+        Value::Decimal(_) => "java.math.BigDecimal",
+    }
+}
+
+/// Java's `Requirements.requireStruct`.
+pub fn require_struct<'a>(value: &'a Value, purpose: &str) -> Result<&'a Struct, ConnectError> {
+    match value {
+        Value::Struct(s) => Ok(s),
+        other => Err(ConnectError::data(format!(
+            "Only Struct objects supported for [{purpose}], found: {}",
+            class_name(other)
+        ))),
+    }
+}
+
+/// Java's `Requirements.requireMap` (schemaless records).
+pub fn require_map<'a>(
+    value: &'a Value,
+    purpose: &str,
+) -> Result<&'a [(Value, Value)], ConnectError> {
+    match value {
+        Value::Map(entries) => Ok(entries),
+        other => Err(ConnectError::data(format!(
+            "Only Map objects supported in absence of schema for [{purpose}], found: {}",
+            class_name(other)
+        ))),
+    }
+}
+
+/// Java's `Requirements.requireSinkRecord`-style check for sink-only features.
+pub fn require_schema(
+    schema: Option<&SchemaRef>,
+    purpose: &str,
+) -> Result<SchemaRef, ConnectError> {
+    schema
+        .cloned()
+        .ok_or_else(|| ConnectError::data(format!("Schema required for [{purpose}]")))
+}
+
+// Helpers added for Cast, ExtractField, Flatten, HoistField, InsertField and MaskField. Paths are
+// written out in full so this section needs no `use` lines of its own.
+
+/// Java's `SchemaUtil.copySchemaBasics(source, builder)`: the name, version, doc and parameters
+/// of `source` onto `builder` (optionality and default are left to the caller).
+pub fn copy_schema_basics(
+    source: &ferry_api::data::Schema,
+    mut builder: ferry_api::data::SchemaBuilder,
+) -> ferry_api::data::SchemaBuilder {
+    if let Some(name) = &source.name {
+        builder = builder.name(name.clone());
+    }
+    if let Some(version) = source.version {
+        builder = builder.version(version);
+    }
+    if let Some(doc) = &source.doc {
+        builder = builder.doc(doc.clone());
+    }
+    if let Some(params) = &source.parameters {
+        for (k, v) in params {
+            builder = builder.parameter(k.clone(), v.clone());
+        }
+    }
+    builder
+}
+
+/// Java's one-argument `SchemaUtil.copySchemaBasics(source)`: a builder of the same type (an
+/// array keeps its item schema) carrying the name, version, doc and parameters.
+pub fn copy_schema_basics_of(source: &ferry_api::data::Schema) -> ferry_api::data::SchemaBuilder {
+    let builder = match (source.kind, &source.value_schema) {
+        (ferry_api::data::Type::Array, Some(items)) => {
+            ferry_api::data::SchemaBuilder::array(items.clone())
+        }
+        (kind, _) => ferry_api::data::SchemaBuilder::new(kind),
+    };
+    copy_schema_basics(source, builder)
+}
+
+/// A struct field's value, with the field schema's default standing in for null when
+/// `with_default` is set (Java's `Struct.get` versus `Struct.getWithoutDefault`).
+pub fn struct_field_value<'a>(
+    value: &'a Struct,
+    field: &'a ferry_api::data::Field,
+    with_default: bool,
+) -> &'a Value {
+    let stored = value.values().get(field.index).unwrap_or(&Value::Null);
+    match (stored, &field.schema.default) {
+        (Value::Null, Some(default)) if with_default => default,
+        (v, _) => v,
+    }
+}
+
+/// Java's `Struct.put(name, value)`: a null in a required field is refused with Java's message
+/// before the value is checked against the field's schema.
+pub fn put_struct_field(target: &mut Struct, name: &str, value: Value) -> Result<(), ConnectError> {
+    if value.is_null() {
+        if let Some(field) = target.schema().field(name) {
+            if !field.schema.optional {
+                return Err(ConnectError::data(format!(
+                    "Invalid value: null used for required field: \"{name}\", schema type: {}",
+                    field.schema.kind.java_name()
+                )));
+            }
+        }
+    }
+    target.put(name, value)?;
+    Ok(())
+}
+
+/// A struct schema under construction that refuses empty and repeated field names with the
+/// messages of Java's `SchemaBuilder.field`.
+pub struct StructFields {
+    builder: ferry_api::data::SchemaBuilder,
+    names: std::collections::HashSet<String>,
+}
+
+impl StructFields {
+    /// Starts from `builder`, which must be a struct builder without fields yet.
+    pub fn new(builder: ferry_api::data::SchemaBuilder) -> Self {
+        StructFields {
+            builder,
+            names: std::collections::HashSet::new(),
+        }
+    }
+
+    pub fn add(&mut self, name: &str, schema: SchemaRef) -> Result<(), ConnectError> {
+        if name.is_empty() {
+            return Err(ConnectError::data("fieldName cannot be null."));
+        }
+        if !self.names.insert(name.to_owned()) {
+            return Err(ConnectError::data(format!(
+                "Cannot create field because of field name duplication {name}"
+            )));
+        }
+        let builder =
+            std::mem::replace(&mut self.builder, ferry_api::data::SchemaBuilder::struct_());
+        self.builder = builder.field(name, schema);
+        Ok(())
+    }
+
+    pub fn into_builder(self) -> ferry_api::data::SchemaBuilder {
+        self.builder
+    }
+}
+
+/// Derived schemas keyed by the schema they were made from, as Java's transforms keep them in a
+/// synchronized LRU cache of 16. A lookup tries the same `Arc` first, then an equal schema.
+pub struct SchemaCache {
+    entries: std::sync::Mutex<Vec<(SchemaRef, SchemaRef)>>,
+}
+
+impl Default for SchemaCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SchemaCache {
+    const CAPACITY: usize = 16;
+
+    pub fn new() -> Self {
+        SchemaCache {
+            entries: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The schema derived from `key`, built with `build` (outside the lock) when not cached.
+    pub fn get_or_build(
+        &self,
+        key: &SchemaRef,
+        build: impl FnOnce() -> Result<SchemaRef, ConnectError>,
+    ) -> Result<SchemaRef, ConnectError> {
+        {
+            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            let found = entries
+                .iter()
+                .position(|(k, _)| std::sync::Arc::ptr_eq(k, key))
+                .or_else(|| entries.iter().position(|(k, _)| **k == **key));
+            if let Some(i) = found {
+                // Most recently used entries live at the end.
+                let entry = entries.remove(i);
+                let derived = entry.1.clone();
+                entries.push(entry);
+                return Ok(derived);
+            }
+        }
+        let derived = build()?;
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() >= Self::CAPACITY {
+            entries.remove(0);
+        }
+        entries.push((key.clone(), derived.clone()));
+        Ok(derived)
+    }
+}
