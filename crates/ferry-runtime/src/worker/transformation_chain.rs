@@ -198,3 +198,148 @@ impl TransformationChain {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ferry_api::config::ConfigDef;
+    use ferry_api::data::Value;
+    use ferry_api::record::SourceRecord;
+    use ferry_transforms::{PredicatePlugin, TransformPlugin};
+
+    use super::*;
+
+    /// Appends its `suffix` setting to the topic; fails on topic "bad"; drops topic "drop".
+    #[derive(Default)]
+    struct Suffix(String);
+
+    impl Transformation for Suffix {
+        fn configure(&mut self, configs: &ConfigMap) -> ferry_api::error::Result<()> {
+            self.0 = configs.get("suffix").cloned().ok_or_else(|| {
+                ConnectError::Config(ConfigError::single(
+                    "suffix",
+                    "Missing required configuration \"suffix\" which has no default value.",
+                ))
+            })?;
+            Ok(())
+        }
+        fn config_def(&self) -> ConfigDef {
+            ConfigDef::new()
+        }
+        fn apply(&self, record: &mut dyn Record) -> ferry_api::error::Result<bool> {
+            match record.topic() {
+                "bad" => Err(ConnectError::data("bad topic")),
+                "drop" => Ok(false),
+                t => {
+                    let topic = format!("{t}{}", self.0);
+                    record.set_topic(topic);
+                    Ok(true)
+                }
+            }
+        }
+    }
+
+    /// True for records whose value is null.
+    #[derive(Default)]
+    struct NullValue;
+
+    impl Predicate for NullValue {
+        fn configure(&mut self, _: &ConfigMap) -> ferry_api::error::Result<()> {
+            Ok(())
+        }
+        fn config_def(&self) -> ConfigDef {
+            ConfigDef::new()
+        }
+        fn test(&self, record: &dyn Record) -> bool {
+            record.value().is_null()
+        }
+    }
+
+    fn registry() -> Registry {
+        let mut r = Registry::builtin();
+        r.transformations.push(TransformPlugin {
+            class_name: "test.Suffix",
+            create: || Box::new(Suffix::default()),
+        });
+        r.predicates.push(PredicatePlugin {
+            class_name: "test.NullValue",
+            create: || Box::new(NullValue),
+        });
+        r
+    }
+
+    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn record(topic: &str, value: Value) -> SourceRecord {
+        SourceRecord::new(None, None, topic, None, value)
+    }
+
+    #[test]
+    fn stages_run_in_order_guarded_by_predicates() {
+        let chain = TransformationChain::from_config(
+            &registry(),
+            &props(&[
+                ("transforms", "a, b"),
+                ("transforms.a.type", "test.Suffix"),
+                ("transforms.a.suffix", "-a"),
+                ("transforms.b.type", "Suffix"),
+                ("transforms.b.suffix", "-b"),
+                ("transforms.b.predicate", "isNull"),
+                ("transforms.b.negate", "true"),
+                ("predicates", "isNull"),
+                ("predicates.isNull.type", "test.NullValue"),
+            ]),
+        )
+        .unwrap();
+        let mut r = record("t", Value::from("x"));
+        assert!(chain.apply(&mut r).unwrap());
+        assert_eq!(r.topic, "t-a-b");
+        // b is negated: it skips records with a null value.
+        let mut tombstone = record("t", Value::Null);
+        assert!(chain.apply(&mut tombstone).unwrap());
+        assert_eq!(tombstone.topic, "t-a");
+        assert!(!chain.apply(&mut record("drop", Value::Null)).unwrap());
+        let failure = chain.apply(&mut record("bad", Value::Null)).unwrap_err();
+        assert_eq!(failure.class, "test.Suffix");
+        assert_eq!(failure.error.to_string(), "bad topic");
+    }
+
+    #[test]
+    fn every_problem_is_named() {
+        let err = TransformationChain::from_config(
+            &registry(),
+            &props(&[
+                ("transforms", "a,b,c,d"),
+                ("transforms.b.type", "com.example.Nope"),
+                ("transforms.c.type", "test.Suffix"),
+                ("transforms.d.type", "test.Suffix"),
+                ("transforms.d.suffix", "x"),
+                ("transforms.d.predicate", "undeclared"),
+            ]),
+        )
+        .err()
+        .unwrap();
+        let keys: Vec<&str> = err.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            vec![
+                "transforms.a.type",
+                "transforms.b.type",
+                "suffix",
+                "predicates"
+            ]
+        );
+        assert_eq!(
+            err.problems[0].message,
+            "Missing required configuration \"transforms.a.type\" which has no default value."
+        );
+        assert_eq!(
+            err.problems[1].message,
+            "Invalid value com.example.Nope for configuration transforms.b.type: Class com.example.Nope could not be found."
+        );
+    }
+}
