@@ -30,6 +30,10 @@ pub trait Record {
     fn set_timestamp(&mut self, timestamp: Option<i64>);
     fn headers(&self) -> &Headers;
     fn headers_mut(&mut self) -> &mut Headers;
+    /// The Kafka offset of a consumed (sink) record; `None` for source records.
+    fn kafka_offset(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// A transform of one record (Java's `Transformation`), configured once and then shared by a
@@ -125,5 +129,9 @@ impl Record for SinkRecord {
         if let Some(p) = partition {
             self.kafka_partition = p;
         }
+    }
+
+    fn kafka_offset(&self) -> Option<i64> {
+        Some(self.kafka_offset)
     }
 }

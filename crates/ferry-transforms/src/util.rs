@@ -13,14 +13,14 @@ pub enum Part {
 }
 
 impl Part {
-    pub fn schema<'a>(self, record: &'a dyn Record) -> Option<&'a SchemaRef> {
+    pub fn schema(self, record: &dyn Record) -> Option<&SchemaRef> {
         match self {
             Part::Key => record.key_schema(),
             Part::Value => record.value_schema(),
         }
     }
 
-    pub fn value<'a>(self, record: &'a dyn Record) -> &'a Value {
+    pub fn value(self, record: &dyn Record) -> &Value {
         match self {
             Part::Key => record.key(),
             Part::Value => record.value(),
