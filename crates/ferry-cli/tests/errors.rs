@@ -3,12 +3,8 @@
 
 mod support;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
-use ferry_kafka::rdkafka::consumer::{BaseConsumer, Consumer};
-use ferry_kafka::rdkafka::message::{Headers, Message};
-use ferry_kafka::rdkafka::ClientConfig;
 use support::*;
 
 /// 1,000 lines, every 100th of them (offsets 49, 149, …) not valid JSON.
@@ -22,41 +18,6 @@ fn json_lines() -> String {
             }
         })
         .collect()
-}
-
-/// Every record of a topic, with its headers as strings.
-fn read_all(topic: &str, expected: usize) -> Vec<(Option<String>, HashMap<String, String>)> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap())
-        .set("group.id", unique("reader"))
-        .set("auto.offset.reset", "earliest")
-        .create()
-        .unwrap();
-    consumer.subscribe(&[topic]).unwrap();
-    let mut out = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while out.len() < expected && std::time::Instant::now() < deadline {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
-            let headers = m
-                .headers()
-                .map(|h| {
-                    h.iter()
-                        .map(|h| {
-                            (
-                                h.key.to_owned(),
-                                String::from_utf8_lossy(h.value.unwrap_or_default()).into_owned(),
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            out.push((
-                m.payload().map(|p| String::from_utf8_lossy(p).into_owned()),
-                headers,
-            ));
-        }
-    }
-    out
 }
 
 fn pipeline(dir: &std::path::Path, ferry: &Ferry, topic: &str, sink: &str, sink_extra: &str) {

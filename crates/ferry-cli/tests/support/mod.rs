@@ -8,7 +8,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+
 use ferry_kafka::admin::Admin;
+use ferry_kafka::rdkafka::consumer::{BaseConsumer, Consumer};
+use ferry_kafka::rdkafka::message::{Headers, Message};
 use ferry_kafka::rdkafka::ClientConfig;
 
 /// The broker address; a broker test without one fails loudly rather than passing.
@@ -271,4 +275,39 @@ pub fn topic_records(topic: &str) -> i64 {
         .end_offsets(topic, Duration::from_secs(10))
         .map(|v| v.iter().sum())
         .unwrap_or(0)
+}
+
+/// Every record of a topic, with its headers as strings.
+pub fn read_all(topic: &str, expected: usize) -> Vec<(Option<String>, HashMap<String, String>)> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .set("group.id", unique("reader"))
+        .set("auto.offset.reset", "earliest")
+        .create()
+        .unwrap();
+    consumer.subscribe(&[topic]).unwrap();
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while out.len() < expected && std::time::Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            let headers = m
+                .headers()
+                .map(|h| {
+                    h.iter()
+                        .map(|h| {
+                            (
+                                h.key.to_owned(),
+                                String::from_utf8_lossy(h.value.unwrap_or_default()).into_owned(),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push((
+                m.payload().map(|p| String::from_utf8_lossy(p).into_owned()),
+                headers,
+            ));
+        }
+    }
+    out
 }
