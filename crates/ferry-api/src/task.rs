@@ -65,6 +65,19 @@ pub trait SinkTaskContext: Send + Sync {
     fn resume(&self, partitions: &[TopicPartition]);
     /// Commit offsets as soon as possible rather than at the next interval.
     fn request_commit(&self);
+
+    /// Where the task can send records it cannot handle (KIP-610): present when the connector
+    /// has a dead letter queue or error logging. Reported records are handled (and their dead
+    /// letter queue writes finished) before the offsets after them are committed.
+    fn errant_record_reporter(&self) -> Option<Arc<dyn ErrantRecordReporter>> {
+        None
+    }
+}
+
+/// Takes a sink record the task could not process, with the reason (Java's
+/// `ErrantRecordReporter`).
+pub trait ErrantRecordReporter: Send + Sync {
+    fn report(&self, record: &SinkRecord, error: crate::ConnectError);
 }
 
 /// Offsets of the next record to consume, per partition.

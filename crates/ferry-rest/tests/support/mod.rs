@@ -275,6 +275,11 @@ pub struct TestWorker {
 
 /// A worker with `extra` worker settings on top of the defaults.
 pub fn worker(extra: &[(&str, &str)]) -> TestWorker {
+    worker_with(registry(), extra)
+}
+
+/// A worker over `registry`; `bootstrap.servers` in `extra` points it at a real broker.
+pub fn worker_with(registry: Registry, extra: &[(&str, &str)]) -> TestWorker {
     let dir = tempfile::tempdir().unwrap();
     let offsets = dir.path().join("offsets");
     let mut settings = props(&[
@@ -295,7 +300,7 @@ pub fn worker(extra: &[(&str, &str)]) -> TestWorker {
     let worker = Arc::new(Worker::new(
         "test-worker:8083".into(),
         Arc::new(WorkerConfig::standalone(&settings).unwrap()),
-        Arc::new(registry()),
+        Arc::new(registry),
         Arc::new(FileOffsetStore::open(&offsets).unwrap()),
         Arc::new(MemoryStatusStore::default()),
         CancellationToken::new(),

@@ -2,11 +2,11 @@
 //! requests here; the pipeline applies them between batches.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use ferry_api::record::TopicPartition;
-use ferry_api::task::SinkTaskContext;
-use ferry_api::ConfigMap;
+use ferry_api::record::{SinkRecord, TopicPartition};
+use ferry_api::task::{ErrantRecordReporter, SinkTaskContext};
+use ferry_api::{ConfigMap, ConnectError};
 
 #[derive(Default)]
 pub(crate) struct Requests {
@@ -21,14 +21,39 @@ pub(crate) struct WorkerSinkTaskContext {
     configs: ConfigMap,
     requests: Mutex<Requests>,
     assignment: Mutex<HashSet<TopicPartition>>,
+    reporter: Option<Arc<ErrantRecords>>,
+}
+
+/// Records the task reported as errant, waiting for the pipeline to handle them.
+#[derive(Default)]
+pub(crate) struct ErrantRecords {
+    reported: Mutex<Vec<(SinkRecord, ConnectError)>>,
+}
+
+impl ErrantRecords {
+    pub fn take(&self) -> Vec<(SinkRecord, ConnectError)> {
+        self.reported
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default()
+    }
+}
+
+impl ErrantRecordReporter for ErrantRecords {
+    fn report(&self, record: &SinkRecord, error: ConnectError) {
+        if let Ok(mut r) = self.reported.lock() {
+            r.push((record.clone(), error));
+        }
+    }
 }
 
 impl WorkerSinkTaskContext {
-    pub fn new(configs: ConfigMap) -> Self {
+    pub fn new(configs: ConfigMap, reporter: Option<Arc<ErrantRecords>>) -> Self {
         WorkerSinkTaskContext {
             configs,
             requests: Mutex::default(),
             assignment: Mutex::default(),
+            reporter,
         }
     }
 
@@ -85,6 +110,12 @@ impl SinkTaskContext for WorkerSinkTaskContext {
 
     fn request_commit(&self) {
         self.with(|r| r.commit = true);
+    }
+
+    fn errant_record_reporter(&self) -> Option<Arc<dyn ErrantRecordReporter>> {
+        self.reporter
+            .clone()
+            .map(|r| r as Arc<dyn ErrantRecordReporter>)
     }
 }
 

@@ -13,11 +13,13 @@ use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscr
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::config::connector::{DLQ_CONTEXT_HEADERS, DLQ_REPLICATION_FACTOR, DLQ_TOPIC_NAME};
+use crate::config::connector::{
+    DLQ_CONTEXT_HEADERS, DLQ_REPLICATION_FACTOR, DLQ_TOPIC_NAME, ERRORS_LOG_ENABLE,
+};
 use crate::config::connector::{TOPICS, TOPICS_REGEX};
 use crate::errors::{DeadLetterQueue, DlqSettings, ErrorContext, Stage};
 use crate::status::{State, TopicTracker};
-use crate::worker::sink_context::WorkerSinkTaskContext;
+use crate::worker::sink_context::{ErrantRecords, WorkerSinkTaskContext};
 use crate::worker::task_context::TaskContext;
 
 /// Java's `max.poll.records` default: the most records handed to one `put`.
@@ -43,6 +45,8 @@ struct SinkPipeline {
     paused: bool,
     topics: TopicTracker,
     dlq: Option<DeadLetterQueue>,
+    /// Records the task reported through its errant record reporter (KIP-610).
+    errant: Option<Arc<ErrantRecords>>,
 }
 
 /// Which class a failed stage belongs to.
@@ -99,11 +103,19 @@ pub(crate) async fn run(
     if !ctx.wait_while_paused().await {
         return Ok(());
     }
-    let context = Arc::new(WorkerSinkTaskContext::new(ctx.task_props.clone()));
+    let dlq = open_dlq(&ctx).await?;
+    let log_errors = ctx
+        .connector_props
+        .get(ERRORS_LOG_ENABLE)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let errant = (dlq.is_some() || log_errors).then(|| Arc::new(ErrantRecords::default()));
+    let context = Arc::new(WorkerSinkTaskContext::new(
+        ctx.task_props.clone(),
+        errant.clone(),
+    ));
     task.start(&ctx.task_props, context.clone()).await?;
     ctx.report(State::Running, None);
     let topics = TopicTracker::new(ctx.worker.topic_tracking, &ctx.id, ctx.status.clone());
-    let dlq = open_dlq(&ctx).await?;
     let mut pipeline = SinkPipeline {
         ctx,
         task,
@@ -118,6 +130,7 @@ pub(crate) async fn run(
         paused: false,
         topics,
         dlq,
+        errant,
     };
     let outcome = pipeline.execute().await;
     let stopped = pipeline.stop(outcome.is_ok()).await;
@@ -315,7 +328,9 @@ impl SinkPipeline {
         batch: Vec<SinkRecord>,
         offsets: Offsets,
     ) -> Result<(), ConnectError> {
-        match self.task.put(&batch).await {
+        let put = self.task.put(&batch).await;
+        self.handle_errant().await?;
+        match put {
             Ok(()) => {
                 self.current.extend(offsets);
                 if self.retry.is_none() && !self.paused {
@@ -436,7 +451,40 @@ impl SinkPipeline {
     }
 
     /// Asks the task what is safe to commit (flushing by default) and commits it.
+    /// Handles what the task reported as errant: tolerance decides, the DLQ gets the record.
+    async fn handle_errant(&mut self) -> Result<(), ConnectError> {
+        let Some(errant) = self.errant.as_ref() else {
+            return Ok(());
+        };
+        for (record, error) in errant.take() {
+            let describe = || {
+                format!(
+                    "topic='{}', partition={}, offset={}",
+                    record.original_topic,
+                    record.original_kafka_partition,
+                    record.original_kafka_offset
+                )
+            };
+            let class = "org.apache.kafka.connect.sink.SinkTask";
+            self.ctx.errors.handle(&ErrorContext {
+                stage: Stage::TaskPut,
+                class,
+                error: &error,
+                record: &describe,
+            })?;
+            if let Some(dlq) = self.dlq.as_mut() {
+                let original = consumed_form(&self.ctx, &record)?;
+                dlq.report(&original, Stage::TaskPut, class, &error).await?;
+            }
+        }
+        Ok(())
+    }
+
     async fn commit(&mut self, closing: bool) {
+        if let Err(error) = self.handle_errant().await {
+            tracing::error!(%error, "Errant records could not be handled; offsets are not committed this time");
+            return;
+        }
         // Offsets past a record sent to the dead letter queue may commit only once it is there.
         if let Some(dlq) = self.dlq.as_mut() {
             if let Err(error) = dlq.flush(self.ctx.worker.offset_flush_timeout).await {
@@ -557,4 +605,34 @@ async fn open_dlq(ctx: &TaskContext) -> Result<Option<DeadLetterQueue>, ConnectE
     DeadLetterQueue::open(settings, &producer, &admin, &ctx.id.connector, ctx.id.task)
         .await
         .map(Some)
+}
+
+/// A sink record as the bytes it was consumed from, rebuilt with the task's converters (Java
+/// does the same when the original consumer record is gone).
+fn consumed_form(ctx: &TaskContext, record: &SinkRecord) -> Result<ConsumedRecord, ConnectError> {
+    let topic = &record.original_topic;
+    let mut headers = Vec::with_capacity(record.headers.len());
+    for h in &record.headers {
+        headers.push((
+            h.key.clone(),
+            ctx.header_converter
+                .from_connect_header(topic, &h.key, h.schema.as_ref(), &h.value)?,
+        ));
+    }
+    Ok(ConsumedRecord {
+        topic: topic.clone(),
+        partition: record.original_kafka_partition,
+        offset: record.original_kafka_offset,
+        timestamp: record.timestamp,
+        log_append_time: record.timestamp_type == TimestampType::LogAppendTime,
+        key: ctx
+            .key_converter
+            .from_connect_data(topic, record.key_schema.as_ref(), &record.key)?,
+        value: ctx.value_converter.from_connect_data(
+            topic,
+            record.value_schema.as_ref(),
+            &record.value,
+        )?,
+        headers,
+    })
 }
