@@ -1,5 +1,6 @@
 //! Schemas: the type of a Connect value, with optionality, defaults, names and parameters.
 
+use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
@@ -61,6 +62,7 @@ pub struct Field {
 
 /// A Connect schema (Java's `ConnectSchema`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Schema {
     pub kind: Type,
     pub optional: bool,
@@ -72,6 +74,33 @@ pub struct Schema {
     pub fields: Vec<Field>,
     pub key_schema: Option<SchemaRef>,
     pub value_schema: Option<SchemaRef>,
+    /// Field positions by name, built on first lookup: transforms look fields up by name for
+    /// every record, and a linear search makes wide structs quadratic. (Change `fields` only on
+    /// a schema not yet looked into, such as a fresh clone.)
+    field_index: FieldIndex,
+}
+
+/// A cache that never affects equality or cloning semantics.
+#[derive(Default)]
+struct FieldIndex(OnceLock<std::collections::HashMap<String, usize>>);
+
+impl Clone for FieldIndex {
+    /// Cloned schemas may be changed before use, so the copy starts without an index.
+    fn clone(&self) -> Self {
+        FieldIndex::default()
+    }
+}
+
+impl PartialEq for FieldIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for FieldIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FieldIndex")
+    }
 }
 
 macro_rules! shared_schemas {
@@ -104,6 +133,7 @@ impl Schema {
             fields: Vec::new(),
             key_schema: None,
             value_schema: None,
+            field_index: FieldIndex::default(),
         }
     }
 
@@ -120,7 +150,19 @@ impl Schema {
     }
 
     pub fn field(&self, name: &str) -> Option<&Field> {
-        self.fields.iter().find(|f| f.name == name)
+        // Small structs are searched directly; wide ones through the index.
+        if self.fields.len() <= 8 {
+            return self.fields.iter().find(|f| f.name == name);
+        }
+        let index = self.field_index.0.get_or_init(|| {
+            self.fields
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, f)| (f.name.clone(), i))
+                .collect()
+        });
+        index.get(name).map(|&i| &self.fields[i])
     }
 
     pub fn parameter(&self, key: &str) -> Option<&str> {
