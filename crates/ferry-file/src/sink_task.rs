@@ -68,7 +68,12 @@ impl SinkTask for FileStreamSinkTask {
                 .await
                 .map_err(|e| io_error("Couldn't write to", &self.filename, e))?;
         }
-        Ok(())
+        // Java's sink hands every line to the file as it prints it; flushing once per batch
+        // keeps that (a reader sees whole batches) without a system call per line.
+        writer
+            .flush()
+            .await
+            .map_err(|e| io_error("Couldn't flush", &self.filename, e))
     }
 
     async fn flush(&mut self, _offsets: &SinkOffsets) -> Result<()> {

@@ -1,0 +1,193 @@
+//! `ferry-bench`: the pieces of `scripts/bench` that are better done in a compiled program than in
+//! bash: the raw librdkafka baseline (the practical limit a connector runtime can approach),
+//! precise waits on topics, files and REST endpoints, start-up timing, and the results report.
+
+mod http;
+mod raw;
+mod report;
+mod wait;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "ferry-bench", about = "Benchmark helpers for scripts/bench")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Produce each line of a file as one record value (acks=all); print the elapsed ms from
+    /// creating the producer to the last acknowledgement.
+    Produce {
+        #[arg(long, default_value = "127.0.0.1:9092")]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        #[arg(long)]
+        file: PathBuf,
+        /// Extra librdkafka settings, `key=value`.
+        #[arg(short = 'X', value_name = "KEY=VALUE")]
+        extra: Vec<String>,
+    },
+    /// Read `count` records from the beginning of every partition of a topic; print the elapsed
+    /// ms from creating the consumer to the last record.
+    Consume {
+        #[arg(long, default_value = "127.0.0.1:9092")]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        #[arg(long)]
+        count: u64,
+        #[arg(long, default_value_t = 600)]
+        timeout_s: u64,
+        #[arg(short = 'X', value_name = "KEY=VALUE")]
+        extra: Vec<String>,
+    },
+    /// Create a topic with the broker's default partitions and replication.
+    CreateTopic {
+        #[arg(long, default_value = "127.0.0.1:9092")]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+    },
+    /// Print the librdkafka version this binary links.
+    Versions,
+    /// Print the sum of a topic's end offsets (0 when it does not exist yet).
+    EndOffsets {
+        #[arg(long, default_value = "127.0.0.1:9092")]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+    },
+    /// Wait until the sum of a topic's end offsets reaches `count`.
+    WaitOffsets {
+        #[arg(long, default_value = "127.0.0.1:9092")]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        #[arg(long)]
+        count: u64,
+        #[arg(long, default_value_t = 600)]
+        timeout_s: u64,
+    },
+    /// Wait until a file holds `count` complete lines.
+    WaitLines {
+        #[arg(long)]
+        file: PathBuf,
+        #[arg(long)]
+        count: u64,
+        #[arg(long, default_value_t = 600)]
+        timeout_s: u64,
+    },
+    /// Wait until `GET url` answers 200.
+    WaitHttp {
+        #[arg(long)]
+        url: String,
+        #[arg(long, default_value_t = 120)]
+        timeout_s: u64,
+    },
+    /// Wait until `count` connectors, and all of their tasks, are RUNNING
+    /// (`GET <url>/connectors?expand=status`).
+    WaitRunning {
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        count: usize,
+        #[arg(long, default_value_t = 300)]
+        timeout_s: u64,
+    },
+    /// Start a command, print the ms from spawning it to the first 200 from `GET url`, then stop
+    /// it with SIGTERM.
+    Startup {
+        #[arg(long)]
+        url: String,
+        /// Where the command's standard output and error go.
+        #[arg(long)]
+        log: PathBuf,
+        #[arg(long, default_value_t = 120)]
+        timeout_s: u64,
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Turn the samples of a run into results.json, RESULTS.md and the printed table.
+    Report {
+        /// Tab-separated samples: workload, system, value, unit.
+        #[arg(long)]
+        samples: PathBuf,
+        /// Tab-separated `key<TAB>value` lines: title, date, machine, versions, notes.
+        #[arg(long)]
+        meta: PathBuf,
+        /// Directory for results.json and RESULTS.md.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Produce {
+            bootstrap,
+            topic,
+            file,
+            extra,
+        } => {
+            let ms = raw::produce(&bootstrap, &topic, &file, &extra)?;
+            println!("{ms}");
+        }
+        Command::Consume {
+            bootstrap,
+            topic,
+            count,
+            timeout_s,
+            extra,
+        } => {
+            let ms = raw::consume(&bootstrap, &topic, count, secs(timeout_s), &extra)?;
+            println!("{ms}");
+        }
+        Command::CreateTopic { bootstrap, topic } => raw::create_topic(&bootstrap, &topic)?,
+        Command::Versions => {
+            let (_, version) = ferry_kafka::rdkafka::util::get_rdkafka_version();
+            println!("librdkafka {version}");
+        }
+        Command::EndOffsets { bootstrap, topic } => {
+            println!("{}", raw::end_offsets(&bootstrap, &topic)?);
+        }
+        Command::WaitOffsets {
+            bootstrap,
+            topic,
+            count,
+            timeout_s,
+        } => raw::wait_offsets(&bootstrap, &topic, count, secs(timeout_s))?,
+        Command::WaitLines {
+            file,
+            count,
+            timeout_s,
+        } => wait::lines(&file, count, secs(timeout_s))?,
+        Command::WaitHttp { url, timeout_s } => wait::http_ok(&url, secs(timeout_s))?,
+        Command::WaitRunning {
+            url,
+            count,
+            timeout_s,
+        } => wait::running(&url, count, secs(timeout_s))?,
+        Command::Startup {
+            url,
+            log,
+            timeout_s,
+            command,
+        } => {
+            let ms = wait::startup(&url, &log, secs(timeout_s), &command)?;
+            println!("{ms}");
+        }
+        Command::Report { samples, meta, out } => report::write(&samples, &meta, &out)?,
+    }
+    Ok(())
+}
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}

@@ -1,0 +1,68 @@
+//! Runs `scripts/bench --smoke` (2,000 lines, one run of everything) so the harness cannot rot.
+//! It asserts only that every workload got a figure from every system it applies to, never a
+//! timing. Needs a broker: `scripts/kafka start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092.
+#![cfg(feature = "kafka-integration-tests")]
+
+use std::path::Path;
+use std::process::Command;
+
+fn bootstrap() -> String {
+    std::env::var("KAFKA_BOOTSTRAP_SERVERS").unwrap_or_else(|_| {
+        panic!("KAFKA_BOOTSTRAP_SERVERS is not set: start a broker with `scripts/kafka start` and export KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092")
+    })
+}
+
+#[test]
+fn bench_smoke_run_reports_every_workload_and_system() {
+    let bootstrap = bootstrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = tempfile::tempdir().unwrap();
+    let status = Command::new(root.join("scripts/bench"))
+        .args(["--smoke", "--out"])
+        .arg(out.path())
+        .env("KAFKA_BOOTSTRAP_SERVERS", &bootstrap)
+        .env("BENCH_WORK", out.path().join("work"))
+        // Away from the ports of a full run that may be going on at the same time.
+        .env("BENCH_PORT", "18190")
+        .current_dir(&root)
+        .status()
+        .expect("running scripts/bench");
+    assert!(status.success(), "scripts/bench --smoke failed: {status}");
+
+    let text = std::fs::read_to_string(out.path().join("results.json")).unwrap();
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let has = |workload: &str, system: &str| {
+        rows.iter().any(|r| {
+            r["workload"] == workload
+                && r["system"] == system
+                && r["median"].as_f64().is_some_and(|m| m > 0.0)
+                && r["min"].is_number()
+                && r["max"].is_number()
+                && r["unit"].is_string()
+        })
+    };
+    let markdown = std::fs::read_to_string(out.path().join("RESULTS.md")).unwrap();
+    let mut expected = vec![
+        ("W1 file source", &["ferry", "java", "raw"][..]),
+        ("W2 file sink", &["ferry", "java", "raw"][..]),
+        ("W4 idle RSS", &["ferry", "java"][..]),
+        ("W4 RSS, 50 source connectors", &["ferry", "java"][..]),
+        ("W5 startup", &["ferry", "java"][..]),
+    ];
+    if !markdown.contains("W3 skipped") {
+        expected.push(("W3 JSON + 3 transforms pipeline", &["ferry", "java"][..]));
+    }
+    let missing: Vec<String> = expected
+        .iter()
+        .flat_map(|(w, systems)| systems.iter().map(move |s| (*w, *s)))
+        .filter(|(w, s)| !has(w, s))
+        .map(|(w, s)| format!("{w} / {s}"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "results.json lacks {missing:?}:\n{text}\n{markdown}"
+    );
+    assert!(markdown
+        .contains("| Workload | Ferry | Java Connect | Raw client | Ferry/Java | Ferry/limit |"));
+    assert!(markdown.contains("SMOKE RUN"));
+}
