@@ -7,7 +7,7 @@ use ferry_api::error::{ConnectError, Result};
 use ferry_api::ConfigMap;
 
 use crate::config::converter_config_def;
-use crate::java_format::java_class_name;
+use ferry_api::java::java_class_name;
 
 /// Accepts only byte values (with no schema or a BYTES schema); reads as optional bytes.
 #[derive(Debug, Clone, Copy, Default)]

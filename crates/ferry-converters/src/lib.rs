@@ -4,7 +4,6 @@
 
 pub mod config;
 pub mod encoding;
-pub mod java_format;
 mod values_align;
 mod values_number;
 mod values_tokens;

@@ -10,7 +10,7 @@ use ferry_api::error::{ConnectError, Result};
 use ferry_api::ConfigMap;
 
 use crate::config::{converter_config_def, parse_for_data, parse_for_header};
-use crate::java_format::java_class_name;
+use ferry_api::java::java_class_name;
 
 /// One fixed-width wire type: its Connect type, its big-endian encoding and Java's wording.
 pub trait FixedWidth: Send + Sync + 'static {

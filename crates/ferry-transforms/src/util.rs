@@ -42,25 +42,8 @@ impl Part {
     }
 }
 
-/// Java's simple class name of a value, as its error messages show it (`null` for null).
-pub fn class_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Boolean(_) => "java.lang.Boolean",
-        Value::Int8(_) => "java.lang.Byte",
-        Value::Int16(_) => "java.lang.Short",
-        Value::Int32(_) => "java.lang.Integer",
-        Value::Int64(_) => "java.lang.Long",
-        Value::Float32(_) => "java.lang.Float",
-        Value::Float64(_) => "java.lang.Double",
-        Value::String(_) => "java.lang.String",
-        Value::Bytes(_) => "[B",
-        Value::Array(_) => "java.util.ArrayList",
-        Value::Map(_) => "java.util.HashMap",
-        Value::Struct(_) => "org.apache.kafka.connect.data.Struct",
-        Value::Decimal(_) => "java.math.BigDecimal",
-    }
-}
+/// Java's class name of a value, as its error messages show it (`null` for null).
+pub use ferry_api::java::java_class_name as class_name;
 
 /// Java's `Requirements.requireStruct`.
 pub fn require_struct<'a>(value: &'a Value, purpose: &str) -> Result<&'a Struct, ConnectError> {

@@ -1,7 +1,6 @@
-//! The class names Java puts in converter error messages. Java's number text forms live in
-//! `ferry_api::java`.
+//! The Java class a Connect value would be, as Java's error messages name it.
 
-use ferry_api::data::Value;
+use crate::data::Value;
 
 /// `value.getClass().getName()` for the Java object a Connect value would be.
 pub fn java_class_name(value: &Value) -> &'static str {
