@@ -7,7 +7,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-1000000}
 cd "$ROOT"
 scripts/kafka start
-cargo build --release -p ferry-cli
+cargo build --release -p ferry-cli 2>/dev/null
 WORK=$ROOT/tmp/bench-pipeline
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) printf "line %09d %s\n", i, "................................................................................" }' > in.txt

@@ -166,7 +166,12 @@ impl Charset {
 
     pub fn decode(self, bytes: &[u8]) -> String {
         match self {
-            Charset::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
+            // Valid UTF-8 (the usual case) is copied as it is; only invalid input pays for the
+            // replacement scan.
+            Charset::Utf8 => match std::str::from_utf8(bytes) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            },
             Charset::UsAscii => bytes
                 .iter()
                 .map(|&b| {

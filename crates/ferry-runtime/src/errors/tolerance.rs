@@ -124,11 +124,13 @@ impl ErrorHandler {
         &self,
         mut op: impl FnMut() -> Result<T, ConnectError>,
     ) -> Result<T, ConnectError> {
-        let start = Instant::now();
+        // The clock is read only once something fails: this runs for every record and stage.
+        let mut start = None;
         let mut attempt: u32 = 0;
         loop {
             match op() {
                 Err(e) if e.is_retriable() => {
+                    let start = *start.get_or_insert_with(Instant::now);
                     let deadline = self.settings.retry_timeout.map(|t| start + t);
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         return Err(e);

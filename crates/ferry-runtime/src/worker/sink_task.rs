@@ -43,6 +43,8 @@ struct SinkPipeline {
     /// A batch to put again after a retriable failure, with its offsets.
     retry: Option<(Vec<SinkRecord>, Offsets)>,
     paused: bool,
+    /// Consumption is paused until a batch that failed with a retriable error goes through.
+    paused_for_retry: bool,
     topics: TopicTracker,
     dlq: Option<DeadLetterQueue>,
     /// Records the task reported through its errant record reporter (KIP-610).
@@ -128,6 +130,7 @@ pub(crate) async fn run(
         last_committed: Offsets::new(),
         retry: None,
         paused: false,
+        paused_for_retry: false,
         topics,
         dlq,
         errant,
@@ -333,14 +336,20 @@ impl SinkPipeline {
         match put {
             Ok(()) => {
                 self.current.extend(offsets);
-                if self.retry.is_none() && !self.paused {
-                    self.resume_consumption()?;
+                // Resume only after a redelivery: resuming partitions that were never paused
+                // makes librdkafka restart their fetchers, which costs throughput on every batch.
+                if self.paused_for_retry {
+                    self.paused_for_retry = false;
+                    if !self.paused {
+                        self.resume_consumption()?;
+                    }
                 }
                 Ok(())
             }
             Err(e) if e.is_retriable() => {
                 tracing::warn!(error = %e, "Retriable error from put; the batch will be delivered again");
                 self.pause_consumption()?;
+                self.paused_for_retry = true;
                 self.retry = Some((batch, offsets));
                 Ok(())
             }
@@ -375,6 +384,13 @@ impl SinkPipeline {
                         self.last_committed.remove(&key(tp));
                     }
                     self.retry = None;
+                    // The batch kept for redelivery is gone with its partitions: consume again.
+                    if self.paused_for_retry {
+                        self.paused_for_retry = false;
+                        if !self.paused {
+                            self.resume_consumption()?;
+                        }
+                    }
                     self.context.set_assignment(&self.assignment);
                 }
             }
