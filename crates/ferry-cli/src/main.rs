@@ -1,5 +1,6 @@
 //! `ferry`: Kafka Connect, rebuilt in Rust.
 
+mod distributed;
 mod logging;
 mod standalone;
 
@@ -24,7 +25,7 @@ enum Command {
         /// Connector config files (`.properties` or JSON).
         connectors: Vec<PathBuf>,
     },
-    /// Run a distributed worker, as `connect-distributed.sh` does (not built yet).
+    /// Run a distributed worker, as `connect-distributed.sh` does.
     Distributed { worker: PathBuf },
 }
 
@@ -46,9 +47,7 @@ fn main() -> ExitCode {
             Command::Standalone { worker, connectors } => {
                 standalone::run(&worker, &connectors, log_levels).await
             }
-            Command::Distributed { .. } => Err(anyhow::anyhow!(
-                "distributed mode is not available yet in this version of Ferry"
-            )),
+            Command::Distributed { worker } => distributed::run(&worker, log_levels).await,
         }
     });
     match result {

@@ -34,7 +34,7 @@ fn initial_state(file: &ConnectorFile, path: &Path) -> anyhow::Result<TargetStat
     }
 }
 
-fn worker_id(config: &WorkerConfig) -> String {
+pub(crate) fn worker_id(config: &WorkerConfig) -> String {
     let port = config
         .listeners
         .first()
@@ -59,7 +59,7 @@ fn worker_id(config: &WorkerConfig) -> String {
     format!("{host}:{port}")
 }
 
-async fn cluster_id(config: &WorkerConfig) -> anyhow::Result<String> {
+pub(crate) async fn cluster_id(config: &WorkerConfig) -> anyhow::Result<String> {
     let settings = ferry_kafka::ClientSettings::new().layer(vec![(
         "bootstrap.servers".to_owned(),
         config.bootstrap_servers.clone(),
@@ -176,14 +176,14 @@ pub async fn run(
 }
 
 /// `admin.listeners` set to an empty value turns the admin endpoints off, as in Java.
-fn admin_enabled(config: &WorkerConfig) -> bool {
+pub(crate) fn admin_enabled(config: &WorkerConfig) -> bool {
     config
         .originals
         .get("admin.listeners")
         .is_none_or(|v| !v.trim().is_empty())
 }
 
-async fn wait_for_signal() -> std::io::Result<()> {
+pub(crate) async fn wait_for_signal() -> std::io::Result<()> {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         r = tokio::signal::ctrl_c() => r,

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::types::RDKafkaErrorCode;
@@ -65,6 +65,18 @@ impl Admin {
             }),
             None => Ok(false),
         }
+    }
+
+    /// The value of one config of a topic, `None` when the topic or the config cannot be read.
+    pub async fn topic_config(&self, topic: &str, name: &str) -> Option<String> {
+        let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(30)));
+        let results = self
+            .admin
+            .describe_configs([&ResourceSpecifier::Topic(topic)], &opts)
+            .await
+            .ok()?;
+        let resource = results.into_iter().next()?.ok()?;
+        resource.get(name).and_then(|entry| entry.value.clone())
     }
 
     /// The cluster id reported by the broker.

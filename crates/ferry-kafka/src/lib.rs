@@ -9,6 +9,7 @@ pub mod consumer;
 mod error;
 pub mod group_offsets;
 pub mod producer;
+pub mod topic_log;
 
 pub use config::{client_config, ClientSettings};
 pub use error::KafkaClientError;

@@ -11,6 +11,8 @@ use serde_json::json;
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Set when the request belongs on another worker: the forwarding layer sends it there.
+    pub forward_to: Option<crate::forward::ForwardTo>,
 }
 
 impl ApiError {
@@ -18,6 +20,7 @@ impl ApiError {
         ApiError {
             status,
             message: message.into(),
+            forward_to: None,
         }
     }
 }
@@ -27,11 +30,15 @@ impl IntoResponse for ApiError {
         if self.status.is_server_error() {
             tracing::error!(status = self.status.as_u16(), message = %self.message, "REST request failed");
         }
-        (
+        let mut response = (
             self.status,
             Json(json!({"error_code": self.status.as_u16(), "message": self.message})),
         )
-            .into_response()
+            .into_response();
+        if let Some(target) = self.forward_to {
+            response.extensions_mut().insert(target);
+        }
+        response
     }
 }
 
@@ -43,6 +50,13 @@ impl From<HerderError> for ApiError {
             HerderError::BadRequest(_) => StatusCode::BAD_REQUEST,
             HerderError::Forbidden(_) => StatusCode::FORBIDDEN,
             HerderError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            HerderError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            HerderError::NotLeader { leader_url: url }
+            | HerderError::NotAssigned { owner_url: url } => {
+                let mut error = ApiError::new(StatusCode::CONFLICT, e.to_string());
+                error.forward_to = Some(crate::forward::ForwardTo(url.clone()));
+                return error;
+            }
         };
         ApiError::new(status, e.to_string())
     }

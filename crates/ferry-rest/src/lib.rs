@@ -4,6 +4,7 @@
 mod connectors;
 mod entities;
 mod error;
+mod forward;
 mod http_headers;
 mod loggers;
 mod offsets;
@@ -82,7 +83,9 @@ pub type Service =
 
 pub fn service(state: AppState) -> Service {
     let options = state.options.clone();
-    let mut router = router_with(state).layer(axum::middleware::from_fn(error::request_timeout));
+    let mut router = router_with(state)
+        .layer(axum::middleware::from_fn(forward::forward_layer))
+        .layer(axum::middleware::from_fn(error::request_timeout));
     if !options.header_rules.is_empty() {
         let rules = options.header_rules.clone();
         router = router.layer(axum::middleware::map_response(

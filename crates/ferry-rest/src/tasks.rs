@@ -1,8 +1,11 @@
 //! `/connectors/{c}/tasks…` endpoints.
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
+use ferry_api::ConfigMap;
+use ferry_runtime::herder::InternalRequest;
 use ferry_runtime::status::TaskId;
 use serde_json::{json, Value};
 
@@ -52,12 +55,32 @@ pub(crate) async fn restart(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Internal endpoint for distributed workers; standalone answers as Java's does.
-pub(crate) async fn submit_configs() -> ApiError {
-    ApiError::new(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "Kafka Connect in standalone mode does not support externally setting task configurations.",
-    )
+/// Internal endpoint: the worker running a connector sends its task configs to the leader,
+/// signed with the session key. The exact body bytes go to the herder, which checks the MAC.
+pub(crate) async fn submit_configs(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let configs: Vec<ConfigMap> = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("Invalid task configs: {e}")))?;
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let request = InternalRequest {
+        signature: header("X-Connect-Authorization"),
+        algorithm: header("X-Connect-Request-Signature-Algorithm"),
+        body: body.to_vec(),
+    };
+    state
+        .herder
+        .put_task_configs(&name, configs, request)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Internal endpoint for exactly-once sources in distributed mode.

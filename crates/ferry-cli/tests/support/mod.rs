@@ -92,6 +92,39 @@ pub fn worker_properties(dir: &Path, port: u16, flush_ms: u64) -> PathBuf {
     path
 }
 
+/// A worker properties file for distributed mode; workers with the same `cluster` form a group
+/// over the same internal topics.
+pub fn distributed_properties(dir: &Path, port: u16, cluster: &str, extra: &str) -> PathBuf {
+    let path = dir.join(format!("worker-{port}.properties"));
+    write_file(
+        &path,
+        &format!(
+            "bootstrap.servers={}
+group.id={cluster}
+config.storage.topic={cluster}-configs
+offset.storage.topic={cluster}-offsets
+status.storage.topic={cluster}-status
+config.storage.replication.factor=1
+offset.storage.replication.factor=1
+status.storage.replication.factor=1
+offset.storage.partitions=5
+status.storage.partitions=3
+key.converter=org.apache.kafka.connect.storage.StringConverter
+value.converter=org.apache.kafka.connect.storage.StringConverter
+offset.flush.interval.ms=500
+listeners=http://127.0.0.1:{port}
+rest.advertised.host.name=127.0.0.1
+rest.advertised.port={port}
+session.timeout.ms=6000
+heartbeat.interval.ms=1000
+scheduled.rebalance.max.delay.ms=3000
+{extra}",
+            bootstrap(),
+        ),
+    );
+    path
+}
+
 pub fn connector_file(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(format!("{name}.properties"));
     write_file(&path, &format!("name={name}\n{body}"));
@@ -107,10 +140,19 @@ pub struct Ferry {
 
 impl Ferry {
     pub fn start(dir: &Path, port: u16, worker: &Path, connectors: &[PathBuf]) -> Ferry {
+        Self::launch("standalone", dir, port, worker, connectors)
+    }
+
+    /// `ferry distributed worker.properties`, once its REST API answers.
+    pub fn distributed(dir: &Path, port: u16, worker: &Path) -> Ferry {
+        Self::launch("distributed", dir, port, worker, &[])
+    }
+
+    fn launch(mode: &str, dir: &Path, port: u16, worker: &Path, connectors: &[PathBuf]) -> Ferry {
         let log = dir.join(format!("ferry-{}.log", unique("run")));
         let out = std::fs::File::create(&log).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_ferry"))
-            .arg("standalone")
+            .arg(mode)
             .arg(worker)
             .args(connectors)
             .current_dir(dir)
@@ -121,9 +163,15 @@ impl Ferry {
             .spawn()
             .unwrap();
         let ferry = Ferry { child, port, log };
-        wait_until("the REST API to answer", Duration::from_secs(60), || {
-            ferry.get("/").is_some()
-        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while ferry.get("/").is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "timed out after 60 s waiting for the REST API on port {port}; log:\n{}",
+                ferry.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
         ferry
     }
 

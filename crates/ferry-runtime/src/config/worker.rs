@@ -39,6 +39,9 @@ const PASS_THROUGH_PREFIXES: &[&str] = &[
 ];
 
 /// Java client settings a worker may carry at the top level; known, but used only by clients.
+/// Settings under these prefixes become topic configs of the internal topics (distributed mode).
+const DISTRIBUTED_TOPIC_PREFIXES: &[&str] = &["config.storage.", "offset.storage.", "status.storage."];
+
 const CLIENT_KEYS: &[&str] = &[
     "client.dns.lookup",
     "client.id",
@@ -140,7 +143,8 @@ impl WorkerConfig {
         Self::from_def(&standalone_config_def(), props)
     }
 
-    fn from_def(def: &ConfigDef, props: &ConfigMap) -> Result<Self, ConfigError> {
+    /// Parses `props` against `def` (a worker def, possibly extended by a mode).
+    pub fn from_def(def: &ConfigDef, props: &ConfigMap) -> Result<Self, ConfigError> {
         let parsed = def.parse(props)?;
         Ok(WorkerConfig {
             originals: props.clone(),
@@ -165,7 +169,11 @@ impl WorkerConfig {
 
     /// Warnings for settings this worker does not know, and for `plugin.path`.
     pub fn warnings(&self) -> Vec<String> {
-        let def = standalone_config_def();
+        self.warnings_for(&standalone_config_def())
+    }
+
+    /// Warnings for settings that `def` does not know, and for `plugin.path`.
+    pub fn warnings_for(&self, def: &ConfigDef) -> Vec<String> {
         let mut out = Vec::new();
         for k in self.originals.keys() {
             if k == PLUGIN_PATH {
@@ -173,6 +181,9 @@ impl WorkerConfig {
                     "plugin.path is ignored: Ferry's plugins are built into the binary".to_owned(),
                 );
             } else if def.key(k).is_none()
+                && !DISTRIBUTED_TOPIC_PREFIXES
+                    .iter()
+                    .any(|p| k.starts_with(p) && def.key(&format!("{p}topic")).is_some())
                 && !CLIENT_KEYS.contains(&k.as_str())
                 && !PASS_THROUGH_PREFIXES.iter().any(|p| k.starts_with(p))
                 && !k.starts_with("ssl.")

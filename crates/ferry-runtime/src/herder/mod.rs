@@ -7,7 +7,7 @@ mod validation;
 use async_trait::async_trait;
 use ferry_api::ConfigMap;
 
-pub use offsets::ConnectorOffset;
+pub use offsets::{alter as alter_offsets, read as read_offsets, reset as reset_offsets, ConnectorOffset};
 pub use standalone::StandaloneHerder;
 pub use validation::{config_infos, validate_connector_config, ConfigInfos};
 
@@ -58,6 +58,26 @@ pub enum HerderError {
     Forbidden(String),
     #[error("{0}")]
     Internal(String),
+    /// The request must run on the group leader; REST forwards it there (`None`: no leader is
+    /// known, as during a rebalance).
+    #[error("Request cannot be completed because this worker is not the leader")]
+    NotLeader { leader_url: Option<String> },
+    /// The request must run on the worker that owns the connector or task.
+    #[error("Request cannot be completed because this worker does not own the connector or task")]
+    NotAssigned { owner_url: Option<String> },
+    /// The request must wait for a rebalance (Java's 503 for a worker still joining the group).
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// An internal request's signature headers and the exact body they sign (KIP-507).
+#[derive(Debug, Clone, Default)]
+pub struct InternalRequest {
+    /// `X-Connect-Authorization`.
+    pub signature: Option<String>,
+    /// `X-Connect-Request-Signature-Algorithm`.
+    pub algorithm: Option<String>,
+    pub body: Vec<u8>,
 }
 
 /// Whether a config write created the connector or replaced it.
@@ -139,6 +159,19 @@ pub trait Herder: Send + Sync {
     ) -> Result<String, HerderError>;
     /// Resets every offset of a STOPPED connector; answers the success message.
     async fn reset_connector_offsets(&self, name: &str) -> Result<String, HerderError>;
+    /// Task configs sent by the worker running the connector to the leader
+    /// (`POST /connectors/{c}/tasks`, an internal endpoint).
+    async fn put_task_configs(
+        &self,
+        _name: &str,
+        _configs: Vec<ConfigMap>,
+        _request: InternalRequest,
+    ) -> Result<(), HerderError> {
+        Err(HerderError::Internal(
+            "Kafka Connect in standalone mode does not support externally setting task configurations."
+                .to_owned(),
+        ))
+    }
     /// The plugins this worker offers.
     fn registry(&self) -> Arc<Registry>;
     /// Whether start-up has finished (`GET /health`).

@@ -222,6 +222,15 @@ impl Worker {
             ))
             .into());
         }
+        let class = connector_props
+            .get(crate::config::connector::CONNECTOR_CLASS)
+            .and_then(|c| self.registry.connector(c))
+            .map(|p| p.class_name);
+        if let Some(task_class) = class.map(task_class_of) {
+            for c in &mut configs {
+                c.insert(TASK_CLASS.to_owned(), task_class.clone());
+            }
+        }
         if running.instance.is_sink() {
             for c in &mut configs {
                 for k in [TOPICS, TOPICS_REGEX] {
@@ -255,10 +264,17 @@ impl Worker {
         lock(&self.connectors).contains_key(name)
     }
 
-    /// Changes the target state of a connector and its tasks.
+    /// Changes the target state of a connector and its tasks. The state is kept even when only
+    /// tasks of the connector run here (distributed mode); the connector's status is written
+    /// only when its instance runs on this worker.
     pub fn set_target_state(&self, name: &str, state: TargetState) {
-        if let Some(target) = lock(&self.targets).get(name) {
-            target.send_replace(state);
+        lock(&self.targets)
+            .entry(name.to_owned())
+            .and_modify(|t| {
+                t.send_replace(state);
+            })
+            .or_insert_with(|| watch::channel(state).0);
+        if self.is_connector_running(name) {
             let s = match state {
                 TargetState::Started => State::Running,
                 TargetState::Paused => State::Paused,
@@ -266,6 +282,19 @@ impl Worker {
             };
             self.connector_status(name, s, None);
         }
+    }
+
+    /// The target state this worker holds for a connector.
+    pub fn connector_target(&self, name: &str) -> Option<TargetState> {
+        lock(&self.targets).get(name).map(|t| *t.borrow())
+    }
+
+    /// Gives a connector a target state for its tasks here, unless it has one already (a
+    /// connector running elsewhere, distributed mode).
+    pub fn ensure_target_state(&self, name: &str, state: TargetState) {
+        lock(&self.targets)
+            .entry(name.to_owned())
+            .or_insert_with(|| watch::channel(state).0);
     }
 
     /// Starts one task; a failure to build it leaves it FAILED with its trace.
@@ -340,10 +369,17 @@ impl Worker {
         ),
         ConnectError,
     > {
-        let connectors = lock(&self.connectors);
-        let running = connectors.get(&id.connector).ok_or_else(|| {
-            ConnectError::other(format!("Connector {} is not running", id.connector))
-        })?;
+        // Tasks come from a fresh plugin instance, as Java instantiates the task class: the
+        // connector itself may run on another worker.
+        let class = connector_props
+            .get(crate::config::connector::CONNECTOR_CLASS)
+            .cloned()
+            .unwrap_or_default();
+        let plugin = self
+            .registry
+            .connector(&class)
+            .ok_or_else(|| ConnectError::other(ConnectorRuntimeError::UnknownClass(class).to_string()))?;
+        let instance = (plugin.create)();
         let (key_converter, key_class) =
             key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
         let (value_converter, value_class) =
@@ -381,7 +417,7 @@ impl Worker {
         let runner: Box<
             dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>>
                 + Send,
-        > = match &running.instance {
+        > = match &instance {
             AnyConnector::Source(c) => {
                 let task = c.create_task();
                 Box::new(move |ctx| source_task::run(ctx, task).boxed())
@@ -435,6 +471,19 @@ impl Worker {
         }
     }
 }
+
+/// Java connectors name their task class after themselves (`…SourceConnector` runs
+/// `…SourceTask`); configs written to the config topic carry it as `task.class`, which Java
+/// workers need to start the task.
+fn task_class_of(connector_class: &str) -> String {
+    match connector_class.strip_suffix("Connector") {
+        Some(stem) => format!("{stem}Task"),
+        None => format!("{connector_class}Task"),
+    }
+}
+
+/// The key Java adds to every task config.
+pub const TASK_CLASS: &str = "task.class";
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic

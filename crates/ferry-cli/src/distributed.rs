@@ -1,0 +1,82 @@
+//! `ferry distributed worker.properties`
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{anyhow, Context};
+use ferry_distributed::boot::{self, BootSettings};
+use ferry_distributed::config::DistributedConfig;
+use ferry_runtime::config::files::load_properties;
+use ferry_runtime::plugins::Registry;
+use tokio_util::sync::CancellationToken;
+
+use crate::standalone::{admin_enabled, cluster_id, wait_for_signal, worker_id};
+
+pub async fn run(
+    worker_path: &Path,
+    log_levels: Arc<dyn ferry_rest::LogLevels>,
+) -> anyhow::Result<()> {
+    let props = load_properties(worker_path)?;
+    let config = DistributedConfig::parse(&props).map_err(|e| {
+        let lines: Vec<String> = e
+            .problems
+            .iter()
+            .map(|p| format!("  {}: {}", p.key, p.message))
+            .collect();
+        anyhow!(
+            "{} is not a valid worker config:\n{}",
+            worker_path.display(),
+            lines.join("\n")
+        )
+    })?;
+    let rest_options = ferry_rest::RestOptions::from_worker(&props).map_err(|e| {
+        anyhow!(
+            "{} is not a valid worker config: {e}",
+            worker_path.display()
+        )
+    })?;
+    for warning in config.warnings() {
+        tracing::warn!("{warning}");
+    }
+    let cluster_id = cluster_id(&config.worker).await?;
+    tracing::info!(%cluster_id, "Kafka cluster found");
+    let id = worker_id(&config.worker);
+    let url = format!("http://{id}/");
+    let listener = config
+        .worker
+        .listeners
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "http://:8083".to_owned());
+    let admin = admin_enabled(&config.worker);
+    let running = boot::start(BootSettings {
+        config,
+        worker_id: id,
+        url,
+        cluster_id,
+        registry: Arc::new(Registry::builtin()),
+    })
+    .await
+    .context("starting the distributed worker")?;
+    let rest_shutdown = CancellationToken::new();
+    let (addr, rest) = ferry_rest::serve(
+        ferry_rest::AppState {
+            herder: running.herder.clone(),
+            loggers: admin.then_some(log_levels),
+            options: Arc::new(rest_options),
+        },
+        &listener,
+        rest_shutdown.clone(),
+    )
+    .await?;
+    tracing::info!(%addr, "Ferry distributed worker started");
+    wait_for_signal()
+        .await
+        .context("waiting for a stop signal")?;
+    tracing::info!("Stopping");
+    running.stop().await;
+    rest_shutdown.cancel();
+    let _ = rest.await;
+    tracing::info!("Ferry distributed worker stopped");
+    Ok(())
+}

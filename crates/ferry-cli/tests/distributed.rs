@@ -1,0 +1,410 @@
+//! Distributed mode on a real broker: three `ferry distributed` workers on one machine sharing
+//! one group and its internal topics.
+#![cfg(feature = "kafka-integration-tests")]
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use support::*;
+
+const SLOW: Duration = Duration::from_secs(120);
+
+struct Cluster {
+    workers: Vec<Option<Ferry>>,
+    ports: Vec<u16>,
+}
+
+impl Cluster {
+    fn start(dir: &Path, name: &str, size: usize, extra: &str) -> Cluster {
+        let ports: Vec<u16> = (0..size).map(|_| port()).collect();
+        let mut workers = Vec::new();
+        for &p in &ports {
+            let props = distributed_properties(dir, p, name, extra);
+            workers.push(Some(Ferry::distributed(dir, p, &props)));
+        }
+        let cluster = Cluster { workers, ports };
+        cluster.wait_ready();
+        cluster
+    }
+
+    fn wait_ready(&self) {
+        for w in self.live() {
+            wait_until("the worker to join the group", SLOW, || {
+                w.get("/health").is_some_and(|(code, _)| code == 200)
+            });
+        }
+    }
+
+    fn live(&self) -> impl Iterator<Item = &Ferry> {
+        self.workers.iter().flatten()
+    }
+
+    fn worker(&self, i: usize) -> &Ferry {
+        self.workers[i].as_ref().expect("worker is running")
+    }
+
+    /// The index of the worker whose REST address is `worker_id`.
+    fn index_of(&self, worker_id: &str) -> usize {
+        self.ports
+            .iter()
+            .position(|p| worker_id == format!("127.0.0.1:{p}"))
+            .unwrap_or_else(|| panic!("no worker has id {worker_id}"))
+    }
+
+    fn logs(&self) -> String {
+        self.live()
+            .map(|w| format!("==== {} ====\n{}", w.port, w.log_text()))
+            .collect()
+    }
+
+    /// Statuses as every live worker reports them, once they all agree and show `tasks` tasks
+    /// RUNNING under a RUNNING connector.
+    fn agreed_running(&self, connector: &str, tasks: usize) -> serde_json::Value {
+        let mut agreed = serde_json::Value::Null;
+        wait_until(
+            &format!("{connector} RUNNING with {tasks} tasks on every worker"),
+            SLOW,
+            || {
+                let all: Vec<serde_json::Value> =
+                    self.live().map(|w| w.status(connector)).collect();
+                let first = &all[0];
+                let running = first["connector"]["state"] == "RUNNING"
+                    && first["tasks"].as_array().is_some_and(|t| {
+                        t.len() == tasks && t.iter().all(|t| t["state"] == "RUNNING")
+                    });
+                if running && all.iter().all(|s| s == first) {
+                    agreed = first.clone();
+                    true
+                } else {
+                    false
+                }
+            },
+        );
+        agreed
+    }
+}
+
+fn file_source(dir: &Path, name: &str, file: &str, topic: &str) -> String {
+    format!(
+        r#"{{"name":"{name}","config":{{"connector.class":"FileStreamSource","file":"{}","topic":"{topic}","batch.size":"5000"}}}}"#,
+        dir.join(file).display()
+    )
+}
+
+fn file_sink(dir: &Path, name: &str, file: &str, topic: &str, tasks: usize) -> String {
+    format!(
+        r#"{{"name":"{name}","config":{{"connector.class":"FileStreamSink","file":"{}","topics":"{topic}","tasks.max":"{tasks}"}}}}"#,
+        dir.join(file).display()
+    )
+}
+
+fn task_workers(status: &serde_json::Value) -> Vec<String> {
+    status["tasks"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|t| t["worker_id"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn create_topic(topic: &str, partitions: i32) {
+    let mut config = ferry_kafka::rdkafka::ClientConfig::new();
+    config.set("bootstrap.servers", bootstrap());
+    let admin = ferry_kafka::admin::Admin::new(&config).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
+        name: topic.to_owned(),
+        partitions,
+        replication_factor: 1,
+        configs: vec![],
+    }))
+    .unwrap();
+}
+
+/// Java answers 409 while a rebalance is pending; clients try again, and so do these tests.
+fn retry_conflicts(mut call: impl FnMut() -> (u16, serde_json::Value)) -> (u16, serde_json::Value) {
+    let mut answer = None;
+    wait_until("an answer other than 409", SLOW, || {
+        let got = call();
+        let done = got.0 != 409;
+        answer = Some(got);
+        done
+    });
+    answer.unwrap_or_default()
+}
+
+#[test]
+fn a_connector_created_through_a_follower_spreads_over_the_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = Cluster::start(dir.path(), &unique("spread"), 3, "");
+    let topic = unique("spread-topic");
+    create_topic(&topic, 6);
+    let sink = unique("spread-sink");
+    // The first worker to join leads; the last one is a follower and forwards the request.
+    let (code, body) = cluster.worker(2).call(
+        "POST",
+        "/connectors",
+        Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 6)),
+    );
+    assert_eq!(code, 201, "{body}\n{}", cluster.logs());
+    assert_eq!(body["name"], sink.as_str());
+
+    let status = cluster.agreed_running(&sink, 6);
+    let owners: BTreeSet<String> = task_workers(&status).into_iter().collect();
+    assert_eq!(owners.len(), 3, "tasks should run on all three workers: {status}");
+    for w in cluster.live() {
+        let (code, tasks) = w.call("GET", &format!("/connectors/{sink}/tasks"), None);
+        assert_eq!(code, 200);
+        assert_eq!(tasks.as_array().unwrap().len(), 6, "{tasks}");
+        let (_, list) = w.call("GET", "/connectors", None);
+        assert_eq!(list, serde_json::json!([sink]));
+    }
+    // Creating it again through any worker is a conflict, answered by the leader.
+    let (code, _) = cluster.worker(1).call(
+        "POST",
+        "/connectors",
+        Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 6)),
+    );
+    assert_eq!(code, 409);
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}
+
+#[test]
+fn a_killed_worker_s_tasks_move_and_no_line_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster_name = unique("failover");
+    let mut cluster = Cluster::start(dir.path(), &cluster_name, 3, "");
+    const LINES: usize = 500_000;
+    std::fs::write(dir.path().join("in.txt"), numbered_lines(0, LINES)).unwrap();
+    let topic = unique("failover-topic");
+    create_topic(&topic, 3);
+    let (source, sink) = (unique("failover-src"), unique("failover-sink"));
+    let leader = cluster.worker(0);
+    assert_eq!(
+        leader
+            .call("POST", "/connectors", Some(&file_source(dir.path(), &source, "in.txt", &topic)))
+            .0,
+        201
+    );
+    assert_eq!(
+        leader
+            .call("POST", "/connectors", Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 1)))
+            .0,
+        201
+    );
+    let source_status = cluster.agreed_running(&source, 1);
+    cluster.agreed_running(&sink, 1);
+    wait_until("lines to reach the sink file", SLOW, || {
+        lines(&dir.path().join("out.txt")).len() > 20_000
+    });
+
+    // kill -9 the worker running the source task, mid-stream.
+    let victim = cluster.index_of(&task_workers(&source_status)[0]);
+    cluster.workers[victim].take().unwrap().kill9();
+    wait_until("the source task to run on a surviving worker", SLOW, || {
+        let status = cluster.live().next().unwrap().status(&source);
+        let owner = task_workers(&status).first().cloned().unwrap_or_default();
+        status["tasks"][0]["state"] == "RUNNING"
+            && !owner.is_empty()
+            && cluster.index_of(&owner) != victim
+    });
+    wait_until("every line in the sink file", Duration::from_secs(300), || {
+        let got: BTreeSet<String> = lines(&dir.path().join("out.txt")).into_iter().collect();
+        got.len() >= LINES
+    });
+    let got: BTreeSet<String> = lines(&dir.path().join("out.txt")).into_iter().collect();
+    let want: BTreeSet<String> = numbered_lines(0, LINES).lines().map(str::to_owned).collect();
+    assert_eq!(got, want, "the sink file must hold every line exactly as written");
+
+    // A graceful stop hands the stopped worker's work over.
+    let sink_status = cluster.live().next().unwrap().status(&sink);
+    let sink_owner = cluster.index_of(&task_workers(&sink_status)[0]);
+    cluster.workers[sink_owner].take().unwrap().stop();
+    wait_until("the sink task to run on the last worker", SLOW, || {
+        let status = cluster.live().next().unwrap().status(&sink);
+        let owner = task_workers(&status).first().cloned().unwrap_or_default();
+        status["tasks"][0]["state"] == "RUNNING"
+            && !owner.is_empty()
+            && cluster.index_of(&owner) != sink_owner
+    });
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}
+
+#[test]
+fn restarting_failed_tasks_through_a_follower_restarts_exactly_those() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = Cluster::start(dir.path(), &unique("restart"), 3, "");
+    let topic = unique("restart-topic");
+    create_topic(&topic, 3);
+    // A sink with three tasks, and a source whose single task fails (it reads a directory).
+    let (sink, broken) = (unique("restart-sink"), unique("restart-broken"));
+    let leader = cluster.worker(0);
+    assert_eq!(
+        leader
+            .call("POST", "/connectors", Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 3)))
+            .0,
+        201
+    );
+    let broken_body = format!(
+        r#"{{"name":"{broken}","config":{{"connector.class":"FileStreamSource","file":"{}","topic":"{topic}"}}}}"#,
+        dir.path().display()
+    );
+    assert_eq!(leader.call("POST", "/connectors", Some(&broken_body)).0, 201);
+    cluster.agreed_running(&sink, 3);
+    wait_until("the broken task to fail", SLOW, || {
+        cluster
+            .live()
+            .all(|w| w.task_state(&broken, 0).as_deref() == Some("FAILED"))
+    });
+    let starts = |c: &str, t: usize| -> usize { cluster.live().map(|w| w.task_starts(c, t)).sum() };
+    let broken_starts = starts(&broken, 0);
+    let connector_starts = |c: &str| -> usize { cluster.live().map(|w| w.connector_starts(c)).sum() };
+    let broken_connector_starts = connector_starts(&broken);
+    let restarted = |what: &str| -> usize {
+        cluster
+            .live()
+            .map(|w| w.log_text().matches(&format!("Restarting by request {what}")).count())
+            .sum()
+    };
+
+    let (code, body) = retry_conflicts(|| {
+        cluster.worker(2).call(
+            "POST",
+            &format!("/connectors/{broken}/restart?includeTasks=true&onlyFailed=true"),
+            None,
+        )
+    });
+    assert_eq!(code, 202, "{body}");
+    assert_eq!(body["connector"]["state"], "RUNNING");
+    assert_eq!(body["tasks"][0]["state"], "RESTARTING");
+    wait_until("the failed task to start again", SLOW, || {
+        starts(&broken, 0) == broken_starts + 1
+    });
+    wait_until("the restarted task to fail again", SLOW, || {
+        cluster
+            .live()
+            .all(|w| w.task_state(&broken, 0).as_deref() == Some("FAILED"))
+    });
+    assert_eq!(restarted(&format!("task {broken}-0")), 1);
+    assert_eq!(restarted(&format!("connector {broken}")), 0);
+    assert_eq!(connector_starts(&broken), broken_connector_starts);
+    // Healthy work is not touched.
+    let (code, body) = retry_conflicts(|| {
+        cluster.worker(1).call(
+            "POST",
+            &format!("/connectors/{sink}/restart?includeTasks=true&onlyFailed=true"),
+            None,
+        )
+    });
+    assert_eq!(code, 202, "{body}\n{}", cluster.logs());
+    assert!(body["tasks"].as_array().unwrap().iter().all(|t| t["state"] == "RUNNING"), "{body}");
+    wait_until("the sink's restart request to be carried out", SLOW, || {
+        cluster.live().any(|w| w.log_text().contains(&format!("Restart request for {sink} selects nothing here")))
+    });
+    assert_eq!(restarted(&format!("task {sink}")), 0);
+    assert_eq!(restarted(&format!("connector {sink}")), 0);
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}
+
+#[test]
+fn topics_configs_states_and_offsets_survive_a_full_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = unique("restore");
+    let cluster = Cluster::start(dir.path(), &name, 3, "");
+    let (topic_a, topic_b) = (unique("restore-a"), unique("restore-b"));
+    create_topic(&topic_a, 1);
+    create_topic(&topic_b, 1);
+    std::fs::write(dir.path().join("a.txt"), numbered_lines(0, 100)).unwrap();
+    std::fs::write(dir.path().join("b.txt"), numbered_lines(0, 100)).unwrap();
+    let (src_a, src_b, sink) = (unique("restore-src-a"), unique("restore-src-b"), unique("restore-sink"));
+    let w = cluster.worker(1);
+    assert_eq!(w.call("POST", "/connectors", Some(&file_source(dir.path(), &src_a, "a.txt", &topic_a))).0, 201);
+    assert_eq!(w.call("POST", "/connectors", Some(&file_source(dir.path(), &src_b, "b.txt", &topic_b))).0, 201);
+    let sink_body = format!(
+        r#"{{"name":"{sink}","config":{{"connector.class":"FileStreamSink","file":"{}","topics":"{topic_a},{topic_b}","tasks.max":"2"}}}}"#,
+        dir.path().join("out.txt").display()
+    );
+    assert_eq!(w.call("POST", "/connectors", Some(&sink_body)).0, 201);
+    cluster.agreed_running(&sink, 2);
+    wait_until("200 lines in the sink file", SLOW, || {
+        lines(&dir.path().join("out.txt")).len() >= 200
+    });
+    // Active topics recorded by tasks on any worker show on every worker.
+    let mut both = vec![topic_a.clone(), topic_b.clone()];
+    both.sort();
+    wait_until("the sink's topics on every worker", SLOW, || {
+        cluster.live().all(|w| w.topics(&sink) == both)
+    });
+    wait_until("the sources' topics on every worker", SLOW, || {
+        cluster.live().all(|w| w.topics(&src_a) == vec![topic_a.clone()])
+    });
+
+    // Pause one source, stop the other; wait until the source offsets are committed.
+    assert_eq!(w.call("PUT", &format!("/connectors/{src_a}/pause"), None).0, 202);
+    assert_eq!(cluster.worker(2).call("PUT", &format!("/connectors/{src_b}/stop"), None).0, 204);
+    wait_until("the paused and stopped states", SLOW, || {
+        cluster.live().all(|w| {
+            w.status(&src_a)["connector"]["state"] == "PAUSED"
+                && w.status(&src_b)["connector"]["state"] == "STOPPED"
+        })
+    });
+    let offsets_before = cluster.worker(0).call("GET", &format!("/connectors/{src_b}/offsets"), None).1;
+    assert_eq!(offsets_before["offsets"][0]["offset"]["position"].as_i64().is_some(), true, "{offsets_before}");
+
+    // Reset and delete clear topics everywhere.
+    assert_eq!(cluster.worker(2).call("PUT", &format!("/connectors/{sink}/topics/reset"), None).0, 202);
+    wait_until("the reset to reach every worker", SLOW, || {
+        cluster.live().all(|w| w.topics(&sink).is_empty())
+    });
+
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+    let again = Cluster::start(dir.path(), &name, 3, "");
+    for w in again.live() {
+        let (_, list) = w.call("GET", "/connectors", None);
+        let mut list: Vec<String> = serde_json::from_value(list).unwrap();
+        list.sort();
+        let mut want = vec![src_a.clone(), src_b.clone(), sink.clone()];
+        want.sort();
+        assert_eq!(list, want);
+    }
+    wait_until("the target states after the restart", SLOW, || {
+        again.live().all(|w| {
+            w.status(&src_a)["connector"]["state"] == "PAUSED"
+                && w.status(&src_b)["connector"]["state"] == "STOPPED"
+        })
+    });
+    let offsets_after = again.worker(1).call("GET", &format!("/connectors/{src_b}/offsets"), None).1;
+    assert_eq!(offsets_after, offsets_before);
+    // Resuming the paused source does not send its lines again.
+    assert_eq!(again.worker(0).call("PUT", &format!("/connectors/{src_a}/resume"), None).0, 202);
+    again.agreed_running(&src_a, 1);
+    assert_eq!(topic_records(&topic_a), 100);
+
+    // Deleting a connector removes it and its topics everywhere.
+    assert_eq!(again.worker(2).call("DELETE", &format!("/connectors/{src_a}"), None).0, 204);
+    wait_until("the deletion on every worker", SLOW, || {
+        again.live().all(|w| {
+            w.get(&format!("/connectors/{src_a}")).map(|r| r.0) == Some(404)
+                && w.topics(&src_a).is_empty()
+        })
+    });
+    for w in again.workers.into_iter().flatten() {
+        w.stop();
+    }
+}

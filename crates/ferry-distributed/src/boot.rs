@@ -1,0 +1,159 @@
+//! Starting a distributed worker: the internal topics (created when absent), the three stores
+//! read to their ends, the worker, the herder and its loop in the group.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ferry_group::{GroupConfig, GroupMember};
+use ferry_kafka::admin::Admin;
+use ferry_kafka::client_properties::ClientRole;
+use ferry_runtime::plugins::Registry;
+use ferry_runtime::status::StatusStore;
+use ferry_runtime::worker::Worker;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{DistributedConfig, CONFIG_TOPIC, OFFSET_TOPIC, STATUS_TOPIC};
+use crate::herder::tick::Tick;
+use crate::herder::DistributedHerder;
+use crate::stores::clients::internal_client;
+use crate::stores::topics::ensure_topic;
+use crate::stores::{KafkaConfigStore, KafkaOffsetStore, KafkaStatusStore, StoreError};
+
+/// How long start-up waits for each store to read its topic.
+const STORE_READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A running distributed worker.
+pub struct DistributedWorker {
+    pub herder: Arc<DistributedHerder>,
+    tick: JoinHandle<()>,
+    shutdown: CancellationToken,
+}
+
+impl DistributedWorker {
+    /// Stops every connector and task (committing offsets), flushes statuses, leaves the group.
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        if let Err(error) = self.tick.await {
+            tracing::error!(%error, "The herder loop ended abnormally");
+        }
+        self.herder.worker().stop_all().await;
+    }
+}
+
+/// Everything the worker needs from the command line.
+pub struct BootSettings {
+    pub config: DistributedConfig,
+    pub worker_id: String,
+    /// The advertised REST URL, `http://host:port/`.
+    pub url: String,
+    pub cluster_id: String,
+    pub registry: Arc<Registry>,
+}
+
+pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreError> {
+    let BootSettings {
+        config,
+        worker_id,
+        url,
+        cluster_id,
+        registry,
+    } = settings;
+    let base = config.client_id_base();
+    let worker_config = &config.worker;
+    let admin = Admin::new(&internal_client(
+        worker_config,
+        ClientRole::Admin,
+        &format!("{base}shared-admin"),
+    ))?;
+    ensure_topic(&admin, &config.offset_topic, OFFSET_TOPIC).await?;
+    ensure_topic(&admin, &config.status_topic, STATUS_TOPIC).await?;
+    ensure_topic(&admin, &config.config_topic, CONFIG_TOPIC).await?;
+
+    let clients = |suffix: &str| {
+        let id = format!("{base}{suffix}");
+        (
+            internal_client(worker_config, ClientRole::Consumer, &id),
+            internal_client(worker_config, ClientRole::Producer, &id),
+        )
+    };
+    let (consumer, producer) = clients("offsets");
+    let offsets = Arc::new(
+        KafkaOffsetStore::start(&config.offset_topic.name, &consumer, &producer, STORE_READ_TIMEOUT)
+            .await?,
+    );
+    let (consumer, producer) = clients("statuses");
+    let statuses = Arc::new(
+        KafkaStatusStore::start(
+            &config.status_topic.name,
+            &consumer,
+            &producer,
+            worker_id.clone(),
+            STORE_READ_TIMEOUT,
+        )
+        .await?,
+    );
+    let (consumer, producer) = clients("configs");
+    let (configs, events) =
+        KafkaConfigStore::start(&config.config_topic.name, &consumer, &producer, STORE_READ_TIMEOUT)
+            .await?;
+    tracing::info!(
+        offset = configs.snapshot().offset(),
+        connectors = configs.snapshot().connectors().len(),
+        "Read the config topic"
+    );
+
+    let shutdown = CancellationToken::new();
+    let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();
+    let status_store: Arc<dyn StatusStore> = statuses.clone();
+    let worker = Arc::new(Worker::new(
+        worker_id.clone(),
+        Arc::new(config.worker.clone()),
+        registry,
+        offsets,
+        status_store,
+        shutdown.child_token(),
+        reconfigure_tx,
+    ));
+    let member = GroupMember::new(GroupConfig {
+        bootstrap_servers: config
+            .worker
+            .bootstrap_servers
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        group_id: config.group_id.clone(),
+        client_id: config
+            .worker
+            .originals
+            .get("client.id")
+            .filter(|c| !c.is_empty())
+            .cloned()
+            .unwrap_or_else(|| format!("connect-{worker_id}")),
+        protocol_type: "connect".to_owned(),
+        session_timeout: config.session_timeout,
+        rebalance_timeout: config.rebalance_timeout,
+        heartbeat_interval: config.heartbeat_interval,
+        request_timeout: Duration::from_secs(40),
+    });
+    let (requests_tx, requests_rx) = mpsc::unbounded_channel();
+    let herder = DistributedHerder::new(
+        Arc::new(config),
+        worker,
+        Arc::new(configs),
+        statuses,
+        url,
+        requests_tx,
+        cluster_id,
+        shutdown.clone(),
+    );
+    let tick = Tick::new(herder.clone(), member, events, requests_rx, reconfigure_rx);
+    let tick = tokio::spawn(tick.run());
+    Ok(DistributedWorker {
+        herder,
+        tick,
+        shutdown,
+    })
+}

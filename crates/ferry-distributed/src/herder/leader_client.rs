@@ -1,0 +1,78 @@
+//! Requests a worker sends to the leader on its own behalf: new task configs of a connector it
+//! runs, signed with the session key when the group uses the `sessioned` protocol.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use ferry_api::ConfigMap;
+
+use crate::herder::signing::{sign, ALGORITHM_HEADER, HMAC_SHA256, SIGNATURE_HEADER};
+
+fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(90))
+            .build()
+            .unwrap_or_default()
+    })
+}
+
+/// Why the leader did not take the task configs.
+#[derive(Debug, thiserror::Error)]
+pub enum ForwardError {
+    #[error("could not reach the leader at {url}: {message}")]
+    Unreachable { url: String, message: String },
+    #[error("the leader answered {status}: {body}")]
+    Refused { status: u16, body: String },
+}
+
+pub async fn send_task_configs(
+    leader_url: &str,
+    connector: &str,
+    configs: &[ConfigMap],
+    session_key: Option<&[u8]>,
+) -> Result<(), ForwardError> {
+    let url = format!(
+        "{}/connectors/{}/tasks?forward=true",
+        leader_url.trim_end_matches('/'),
+        encode_segment(connector)
+    );
+    let body = serde_json::to_vec(configs).unwrap_or_default();
+    let mut request = client()
+        .post(&url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json");
+    if let Some(key) = session_key {
+        request = request
+            .header(SIGNATURE_HEADER, sign(key, &body))
+            .header(ALGORITHM_HEADER, HMAC_SHA256);
+    }
+    let answer = request
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| ForwardError::Unreachable {
+            url: url.clone(),
+            message: e.to_string(),
+        })?;
+    let status = answer.status();
+    if status.is_success() {
+        return Ok(());
+    }
+    Err(ForwardError::Refused {
+        status: status.as_u16(),
+        body: answer.text().await.unwrap_or_default(),
+    })
+}
+
+fn encode_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

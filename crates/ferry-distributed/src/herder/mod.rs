@@ -1,0 +1,545 @@
+//! The distributed herder: REST requests are answered from the config snapshot and the status
+//! cache, privileged writes run on the leader (others answer "not leader" and REST forwards),
+//! and one loop (`tick`) owns group membership and starting and stopping this worker's share.
+
+mod assign;
+mod leader_client;
+pub mod signing;
+pub(crate) mod tick;
+mod view;
+mod work;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use ferry_api::ConfigMap;
+use ferry_runtime::config::connector::TASKS_MAX;
+use ferry_runtime::herder::{
+    validate_connector_config, ConfigPatch, ConnectorInfo, ConnectorOffset, ConnectorStateInfo,
+    Herder, HerderError, InternalRequest, RestartRequest, StateInfo, Written,
+};
+use ferry_runtime::plugins::{PluginKind, Registry};
+use ferry_runtime::status::{State, Status, StatusStore, TaskId};
+use ferry_runtime::worker::{TargetState, Worker};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::DistributedConfig;
+use crate::config_topic::state::ClusterConfigSnapshot;
+use crate::stores::{KafkaConfigStore, KafkaStatusStore};
+
+pub use view::View;
+
+/// Messages from REST handlers and the worker to the herder loop.
+#[derive(Debug)]
+pub(crate) enum LoopRequest {
+    /// A connector wants new task configs (started, resumed, or asked by the connector).
+    Reconfigure(String),
+}
+
+pub struct DistributedHerder {
+    pub(crate) config: Arc<DistributedConfig>,
+    pub(crate) worker: Arc<Worker>,
+    pub(crate) configs: Arc<KafkaConfigStore>,
+    pub(crate) statuses: Arc<KafkaStatusStore>,
+    /// This worker's advertised REST URL, as other workers reach it.
+    pub(crate) url: String,
+    pub(crate) view: Mutex<View>,
+    pub(crate) requests: mpsc::UnboundedSender<LoopRequest>,
+    ready: AtomicBool,
+    cluster_id: String,
+    pub(crate) shutdown: CancellationToken,
+}
+
+fn not_found(name: &str) -> HerderError {
+    HerderError::NotFound(format!("Connector {name} not found"))
+}
+
+fn state_info(status: Status) -> StateInfo {
+    StateInfo {
+        state: status.state,
+        trace: status.trace,
+        worker_id: status.worker_id,
+    }
+}
+
+fn store_error(e: crate::stores::StoreError) -> HerderError {
+    HerderError::Internal(e.to_string())
+}
+
+const STALE_CONFIG: &str = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)";
+
+impl DistributedHerder {
+    pub(crate) fn view(&self) -> std::sync::MutexGuard<'_, View> {
+        self.view.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn snapshot(&self) -> ClusterConfigSnapshot {
+        self.configs.snapshot()
+    }
+
+    fn kind_of(&self, config: &ConfigMap) -> Option<PluginKind> {
+        config
+            .get(ferry_runtime::config::connector::CONNECTOR_CLASS)
+            .and_then(|c| self.worker.registry().connector(c))
+            .map(|p| p.kind)
+    }
+
+    fn info(&self, snapshot: &ClusterConfigSnapshot, name: &str) -> Option<ConnectorInfo> {
+        let config = snapshot.connector_config(name)?.clone();
+        Some(ConnectorInfo {
+            name: name.to_owned(),
+            kind: self.kind_of(&config),
+            tasks: snapshot.tasks(name),
+            config,
+        })
+    }
+
+    /// Leader-only writes answer "not leader" elsewhere, so REST forwards them.
+    fn require_leader(&self) -> Result<(), HerderError> {
+        let view = self.view();
+        if view.is_leader() {
+            Ok(())
+        } else {
+            Err(HerderError::NotLeader {
+                leader_url: view.leader_url.clone(),
+            })
+        }
+    }
+
+    fn require_stable(&self) -> Result<(), HerderError> {
+        if self.view().rebalance_pending {
+            Err(HerderError::Conflict(STALE_CONFIG.to_owned()))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
+        let worker = &self.config.worker;
+        if !worker.topic_tracking {
+            return Err(HerderError::Forbidden("Topic tracking is disabled.".into()));
+        }
+        if reset && !worker.topic_tracking_allow_reset {
+            return Err(HerderError::Forbidden(
+                "Topic tracking reset is disabled.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A connector whose offsets may change: known, STOPPED and without tasks.
+    fn stopped(&self, name: &str) -> Result<(PluginKind, ConfigMap), HerderError> {
+        let snapshot = self.snapshot();
+        let config = snapshot
+            .connector_config(name)
+            .cloned()
+            .ok_or_else(|| not_found(name))?;
+        if snapshot.target_state(name) != Some(TargetState::Stopped)
+            || !snapshot.tasks(name).is_empty()
+        {
+            return Err(HerderError::BadRequest(format!(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
+            )));
+        }
+        let kind = self
+            .kind_of(&config)
+            .ok_or_else(|| HerderError::Internal(format!("Unknown connector class for {name}")))?;
+        Ok((kind, config))
+    }
+
+    /// Where a restart of something this worker does not run must go.
+    fn elsewhere(&self, owner: impl FnOnce(&View) -> Option<String>) -> HerderError {
+        let view = self.view();
+        if view.is_leader() {
+            HerderError::NotAssigned {
+                owner_url: owner(&view),
+            }
+        } else {
+            HerderError::NotLeader {
+                leader_url: view.leader_url.clone(),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        config: Arc<DistributedConfig>,
+        worker: Arc<Worker>,
+        configs: Arc<KafkaConfigStore>,
+        statuses: Arc<KafkaStatusStore>,
+        url: String,
+        requests: mpsc::UnboundedSender<LoopRequest>,
+        cluster_id: String,
+        shutdown: CancellationToken,
+    ) -> Arc<Self> {
+        Arc::new(DistributedHerder {
+            config,
+            worker,
+            configs,
+            statuses,
+            url,
+            view: Mutex::default(),
+            requests,
+            ready: AtomicBool::new(false),
+            cluster_id,
+            shutdown,
+        })
+    }
+
+    pub fn worker(&self) -> &Arc<Worker> {
+        &self.worker
+    }
+
+    pub fn set_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    /// Connectors whose task count is known from the config topic.
+    fn max_tasks(config: &ConfigMap) -> usize {
+        config
+            .get(TASKS_MAX)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1)
+    }
+
+    /// The KIP-745 plan: the current statuses with the selected instances shown RESTARTING.
+    fn restart_plan(
+        &self,
+        name: &str,
+        request: RestartRequest,
+        kind: Option<PluginKind>,
+    ) -> Result<(ConnectorStateInfo, bool, BTreeSet<usize>), HerderError> {
+        let connector = self.statuses.connector(name).ok_or_else(|| {
+            HerderError::NotFound(format!("Status for connector {name} not found"))
+        })?;
+        let restart_connector = request.restarts_connector(connector.state);
+        let tasks = self.statuses.tasks(name);
+        let restart_tasks: BTreeSet<usize> = tasks
+            .iter()
+            .filter(|(_, s)| request.restarts_task(s.state))
+            .map(|(i, _)| *i)
+            .collect();
+        let mut plan = ConnectorStateInfo {
+            name: name.to_owned(),
+            connector: state_info(connector),
+            tasks: tasks.into_iter().map(|(i, s)| (i, state_info(s))).collect(),
+            kind,
+        };
+        if restart_connector {
+            plan.connector.state = State::Restarting;
+        }
+        for (i, t) in &mut plan.tasks {
+            if restart_tasks.contains(i) {
+                t.state = State::Restarting;
+            }
+        }
+        Ok((plan, restart_connector, restart_tasks))
+    }
+}
+
+#[async_trait]
+impl Herder for DistributedHerder {
+    async fn connectors(&self) -> Vec<String> {
+        self.snapshot().connectors()
+    }
+
+    async fn connector_info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
+        self.require_stable()?;
+        self.info(&self.snapshot(), name)
+            .ok_or_else(|| not_found(name))
+    }
+
+    async fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
+        let snapshot = self.snapshot();
+        let kind = snapshot
+            .connector_config(name)
+            .and_then(|c| self.kind_of(c));
+        let connector = self.statuses.connector(name).ok_or_else(|| {
+            HerderError::NotFound(format!("No status found for connector {name}"))
+        })?;
+        let tasks = self
+            .statuses
+            .tasks(name)
+            .into_iter()
+            .map(|(i, s)| (i, state_info(s)))
+            .collect();
+        Ok(ConnectorStateInfo {
+            name: name.to_owned(),
+            connector: state_info(connector),
+            tasks,
+            kind,
+        })
+    }
+
+    async fn task_status(&self, id: &TaskId) -> Result<StateInfo, HerderError> {
+        self.statuses
+            .task(id)
+            .map(state_info)
+            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))
+    }
+
+    async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
+        self.require_stable()?;
+        let snapshot = self.snapshot();
+        if !snapshot.contains(name) {
+            return Err(not_found(name));
+        }
+        Ok(snapshot
+            .tasks(name)
+            .into_iter()
+            .map(|id| {
+                let config = snapshot.task_config(&id).cloned().unwrap_or_default();
+                (id, config)
+            })
+            .collect())
+    }
+
+    async fn put_connector_config(
+        &self,
+        name: &str,
+        mut config: ConfigMap,
+        allow_replace: bool,
+        initial_state: TargetState,
+    ) -> Result<(Written, ConnectorInfo), HerderError> {
+        config.insert("name".to_owned(), name.to_owned());
+        let kind = validate_connector_config(self.worker.registry(), &config)?;
+        self.require_leader()?;
+        let exists = self.snapshot().contains(name);
+        if exists && !allow_replace {
+            return Err(HerderError::AlreadyExists(format!(
+                "Connector {name} already exists"
+            )));
+        }
+        let initial = (!exists && initial_state != TargetState::Started).then_some(initial_state);
+        self.configs
+            .put_connector_config(name, config.clone(), initial)
+            .await
+            .map_err(store_error)?;
+        let tasks = self.snapshot().tasks(name);
+        Ok((
+            if exists {
+                Written::Updated
+            } else {
+                Written::Created
+            },
+            ConnectorInfo {
+                name: name.to_owned(),
+                config,
+                tasks,
+                kind: Some(kind),
+            },
+        ))
+    }
+
+    async fn patch_connector_config(
+        &self,
+        name: &str,
+        patch: ConfigPatch,
+    ) -> Result<ConnectorInfo, HerderError> {
+        self.require_leader()?;
+        let mut config = self
+            .snapshot()
+            .connector_config(name)
+            .cloned()
+            .ok_or_else(|| not_found(name))?;
+        for (k, v) in patch {
+            match v {
+                Some(v) => config.insert(k, v),
+                None => config.remove(&k),
+            };
+        }
+        let (_, info) = self
+            .put_connector_config(name, config, true, TargetState::Started)
+            .await?;
+        Ok(info)
+    }
+
+    async fn delete_connector(&self, name: &str) -> Result<(), HerderError> {
+        self.require_leader()?;
+        if !self.snapshot().contains(name) {
+            return Err(not_found(name));
+        }
+        self.configs
+            .remove_connector(name)
+            .await
+            .map_err(store_error)
+    }
+
+    async fn pause_connector(&self, name: &str) -> Result<(), HerderError> {
+        self.set_target(name, TargetState::Paused).await
+    }
+
+    async fn resume_connector(&self, name: &str) -> Result<(), HerderError> {
+        self.set_target(name, TargetState::Started).await
+    }
+
+    async fn stop_connector(&self, name: &str) -> Result<(), HerderError> {
+        self.require_leader()?;
+        if !self.snapshot().contains(name) {
+            return Err(not_found(name));
+        }
+        // Tasks first: a STOPPED connector has none, and its target state follows.
+        self.configs
+            .put_task_configs(name, Vec::new())
+            .await
+            .map_err(store_error)?;
+        self.configs
+            .put_target_state(name, TargetState::Stopped)
+            .await
+            .map_err(store_error)?;
+        self.configs
+            .read_to_end(std::time::Duration::from_secs(30))
+            .await
+            .map_err(store_error)
+    }
+
+    async fn restart_connector(&self, name: &str) -> Result<(), HerderError> {
+        self.require_stable()?;
+        let snapshot = self.snapshot();
+        if !snapshot.contains(name) {
+            return Err(not_found(name));
+        }
+        if !self.view().owned.connectors.contains(name) {
+            return Err(self.elsewhere(|v| v.owner_of_connector(name)));
+        }
+        self.restart_connector_here(&snapshot, name).await
+    }
+
+    async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {
+        self.require_stable()?;
+        let snapshot = self.snapshot();
+        if !snapshot.contains(&id.connector) {
+            return Err(not_found(&id.connector));
+        }
+        if snapshot.task_config(id).is_none() || !snapshot.tasks(&id.connector).contains(id) {
+            return Err(HerderError::NotFound(format!("Task {id} not found")));
+        }
+        if !self.view().owned.tasks.contains(id) {
+            return Err(self.elsewhere(|v| v.owner_of_task(id)));
+        }
+        self.restart_task_here(&snapshot, id).await
+    }
+
+    async fn restart_connector_and_tasks(
+        &self,
+        name: &str,
+        request: RestartRequest,
+    ) -> Result<ConnectorStateInfo, HerderError> {
+        self.require_stable()?;
+        self.require_leader()?;
+        let snapshot = self.snapshot();
+        let config = snapshot
+            .connector_config(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {name}")))?;
+        let (plan, _, _) = self.restart_plan(name, request, self.kind_of(config))?;
+        self.configs
+            .put_restart_request(name, request.include_tasks, request.only_failed)
+            .await
+            .map_err(store_error)?;
+        Ok(plan)
+    }
+
+    async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError> {
+        self.topic_tracking(false)?;
+        let mut topics: Vec<String> = self
+            .statuses
+            .topics(name)
+            .into_iter()
+            .map(|t| t.topic)
+            .collect();
+        topics.sort();
+        Ok(topics)
+    }
+
+    async fn reset_connector_topics(&self, name: &str) -> Result<(), HerderError> {
+        self.topic_tracking(true)?;
+        self.statuses.reset_topics(name);
+        Ok(())
+    }
+
+    async fn connector_offsets(&self, name: &str) -> Result<Vec<ConnectorOffset>, HerderError> {
+        let config = self
+            .snapshot()
+            .connector_config(name)
+            .cloned()
+            .ok_or_else(|| not_found(name))?;
+        let kind = self
+            .kind_of(&config)
+            .ok_or_else(|| HerderError::Internal(format!("Unknown connector class for {name}")))?;
+        ferry_runtime::herder::read_offsets(&self.worker, name, kind, &config).await
+    }
+
+    async fn alter_connector_offsets(
+        &self,
+        name: &str,
+        offsets: Vec<ConnectorOffset>,
+    ) -> Result<String, HerderError> {
+        self.require_leader()?;
+        let (kind, config) = self.stopped(name)?;
+        ferry_runtime::herder::alter_offsets(&self.worker, name, kind, &config, offsets).await
+    }
+
+    async fn reset_connector_offsets(&self, name: &str) -> Result<String, HerderError> {
+        self.require_leader()?;
+        let (kind, config) = self.stopped(name)?;
+        ferry_runtime::herder::reset_offsets(&self.worker, name, kind, &config).await
+    }
+
+    async fn put_task_configs(
+        &self,
+        name: &str,
+        configs: Vec<ConfigMap>,
+        request: InternalRequest,
+    ) -> Result<(), HerderError> {
+        let signed = self.view().protocol_version >= 2;
+        if signed {
+            let key = self.snapshot().session_key().map(|k| k.key.clone());
+            signing::verify(
+                key.as_deref(),
+                &self.config.verification_algorithms,
+                &request,
+            )?;
+        }
+        self.require_leader()?;
+        let snapshot = self.snapshot();
+        if !snapshot.contains(name) {
+            return Err(not_found(name));
+        }
+        if snapshot.target_state(name) == Some(TargetState::Stopped) && !configs.is_empty() {
+            return Err(HerderError::BadRequest(format!(
+                "Cannot submit non-empty set of task configs for stopped connector {name}"
+            )));
+        }
+        self.configs
+            .put_task_configs(name, configs)
+            .await
+            .map_err(store_error)
+    }
+
+    fn registry(&self) -> Arc<Registry> {
+        self.worker.registry().clone()
+    }
+
+    fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
+    }
+
+    fn kafka_cluster_id(&self) -> String {
+        self.cluster_id.clone()
+    }
+}
+
+impl DistributedHerder {
+    async fn set_target(&self, name: &str, state: TargetState) -> Result<(), HerderError> {
+        if !self.snapshot().contains(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
+        }
+        self.configs
+            .put_target_state(name, state)
+            .await
+            .map_err(store_error)
+    }
+}

@@ -1,0 +1,462 @@
+//! The herder loop: one task owns group membership and every start and stop of this worker's
+//! work, reacting to rebalances, config-topic changes and connectors' requests in turn.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use ferry_group::{GroupError, GroupMember};
+use ferry_runtime::herder::RestartRequest;
+use ferry_runtime::status::StatusStore;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::config_topic::state::ConfigEvent;
+use crate::herder::assign::LeaderAssignor;
+use crate::herder::view::Owned;
+use crate::herder::{signing, DistributedHerder, LoopRequest};
+use crate::protocol::{self, Assignment, ConnectProtocolCompatibility};
+
+/// First retry of a failed task-config publication; doubles up to a minute, as Java's does.
+const RECONFIGURE_BACKOFF: Duration = Duration::from_millis(250);
+const RECONFIGURE_BACKOFF_MAX: Duration = Duration::from_secs(60);
+/// Pause after a failed join before trying again.
+const JOIN_RETRY: Duration = Duration::from_secs(1);
+
+/// What a completed round asks of the loop.
+#[derive(Default)]
+struct RoundOutcome {
+    rejoin_now: bool,
+    rejoin_at: Option<Instant>,
+}
+
+pub(crate) struct Tick {
+    herder: Arc<DistributedHerder>,
+    member: GroupMember,
+    assignor: LeaderAssignor,
+    events: mpsc::UnboundedReceiver<ConfigEvent>,
+    requests: mpsc::UnboundedReceiver<LoopRequest>,
+    reconfigure_requests: mpsc::UnboundedReceiver<String>,
+    /// Connectors whose task configs could not be published yet, with the next attempt.
+    retries: std::collections::BTreeMap<String, (Instant, Duration)>,
+    /// Connectors the loop knows (the snapshot of the last processed change).
+    known: BTreeSet<String>,
+}
+
+fn compatibility(mode: crate::config::ProtocolMode) -> ConnectProtocolCompatibility {
+    match mode {
+        crate::config::ProtocolMode::Eager => ConnectProtocolCompatibility::Eager,
+        crate::config::ProtocolMode::Compatible => ConnectProtocolCompatibility::Compatible,
+        crate::config::ProtocolMode::Sessioned => ConnectProtocolCompatibility::Sessioned,
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+impl Tick {
+    pub(crate) fn new(
+        herder: Arc<DistributedHerder>,
+        member: GroupMember,
+        events: mpsc::UnboundedReceiver<ConfigEvent>,
+        requests: mpsc::UnboundedReceiver<LoopRequest>,
+        reconfigure_requests: mpsc::UnboundedReceiver<String>,
+    ) -> Self {
+        let max_delay = herder.config.scheduled_rebalance_max_delay;
+        let known = herder.configs.snapshot().connectors().into_iter().collect();
+        Tick {
+            herder,
+            member,
+            assignor: LeaderAssignor::new(max_delay),
+            events,
+            requests,
+            reconfigure_requests,
+            retries: Default::default(),
+            known,
+        }
+    }
+
+    pub(crate) async fn run(mut self) {
+        let shutdown = self.herder.shutdown.clone();
+        let mut rejoin_now = true;
+        let mut rejoin_at: Option<Instant> = None;
+        loop {
+            if shutdown.is_cancelled() {
+                break;
+            }
+            if rejoin_now {
+                match self.rebalance().await {
+                    Ok(outcome) => {
+                        rejoin_now = outcome.rejoin_now;
+                        if outcome.rejoin_at.is_some() {
+                            rejoin_at = outcome.rejoin_at;
+                        }
+                        self.herder.set_ready();
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "Rebalance failed; trying again");
+                        rejoin_now = true;
+                        tokio::select! {
+                            _ = shutdown.cancelled() => break,
+                            _ = tokio::time::sleep(JOIN_RETRY) => {}
+                        }
+                    }
+                }
+                continue;
+            }
+            let next_retry = self.retries.values().map(|(at, _)| *at).min();
+            let far = Instant::now() + Duration::from_secs(3600);
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                reason = self.member.rejoin_needed() => {
+                    tracing::info!(%reason, "Rejoining the group");
+                    rejoin_now = true;
+                }
+                Some(event) = self.events.recv() => {
+                    let mut batch = vec![event];
+                    while let Ok(more) = self.events.try_recv() {
+                        batch.push(more);
+                    }
+                    rejoin_now = self.apply_config_events(batch).await;
+                }
+                Some(LoopRequest::Reconfigure(name)) = self.requests.recv() => {
+                    self.reconfigure(name).await;
+                }
+                Some(name) = self.reconfigure_requests.recv() => {
+                    self.reconfigure(name).await;
+                }
+                _ = tokio::time::sleep_until(rejoin_at.unwrap_or(far)), if rejoin_at.is_some() => {
+                    rejoin_at = None;
+                    rejoin_now = true;
+                }
+                _ = tokio::time::sleep_until(next_retry.unwrap_or(far)), if next_retry.is_some() => {
+                    let due: Vec<String> = self
+                        .retries
+                        .iter()
+                        .filter(|(_, (at, _))| *at <= Instant::now())
+                        .map(|(n, _)| n.clone())
+                        .collect();
+                    for name in due {
+                        self.reconfigure(name).await;
+                    }
+                }
+            }
+        }
+        self.shut_down().await;
+    }
+
+    async fn reconfigure(&mut self, name: String) {
+        match self.herder.reconfigure(&name).await {
+            Ok(()) => {
+                self.retries.remove(&name);
+            }
+            Err(error) => {
+                let backoff = self
+                    .retries
+                    .get(&name)
+                    .map_or(RECONFIGURE_BACKOFF, |(_, b)| (*b * 2).min(RECONFIGURE_BACKOFF_MAX));
+                tracing::warn!(connector = %name, %error, ?backoff, "Could not publish task configs; will retry");
+                self.retries.insert(name, (Instant::now() + backoff, backoff));
+            }
+        }
+    }
+
+    /// Applies what the config topic reported; answers whether a rebalance is needed.
+    async fn apply_config_events(&mut self, events: Vec<ConfigEvent>) -> bool {
+        let herder = self.herder.clone();
+        let snapshot = herder.configs.snapshot();
+        let mut rebalance = false;
+        let mut changed_connectors = BTreeSet::new();
+        let mut target_changes = BTreeSet::new();
+        let mut task_updates = BTreeSet::new();
+        let mut restarts = Vec::new();
+        for event in events {
+            match event {
+                ConfigEvent::ConnectorConfigUpdated(name) => {
+                    if self.known.contains(&name) {
+                        changed_connectors.insert(name);
+                    } else {
+                        self.known.insert(name);
+                        rebalance = true;
+                    }
+                }
+                ConfigEvent::ConnectorRemoved(name) => {
+                    if self.known.remove(&name) {
+                        rebalance = true;
+                        changed_connectors.remove(&name);
+                        // Deleted work stops at once; the rebalance takes it away formally.
+                        herder.stop_tasks_of(&BTreeSet::from([name.clone()])).await;
+                        herder.stop_connector_here(&name);
+                        herder.worker.forget_connector(&name);
+                    }
+                }
+                ConfigEvent::TaskConfigsUpdated(ids) => {
+                    rebalance = true;
+                    task_updates.extend(ids.into_iter().map(|id| id.connector));
+                }
+                ConfigEvent::TargetStateChanged(name) => {
+                    target_changes.insert(name);
+                }
+                ConfigEvent::RestartRequested(request) => restarts.push(request),
+                _ => {}
+            }
+        }
+        for name in &changed_connectors {
+            if herder.view().running.connectors.contains(name) {
+                tracing::info!(connector = %name, "Connector config changed; restarting it");
+                herder.stop_connector_here(name);
+                herder.start_connector_here(&snapshot, name);
+            }
+        }
+        for name in &target_changes {
+            herder.apply_target_state(&snapshot, name).await;
+        }
+        if !task_updates.is_empty() {
+            herder.stop_tasks_of(&task_updates).await;
+        }
+        for request in restarts {
+            herder
+                .execute_restart(
+                    &snapshot,
+                    &request.connector,
+                    RestartRequest {
+                        include_tasks: request.include_tasks,
+                        only_failed: request.only_failed,
+                    },
+                )
+                .await;
+        }
+        if rebalance {
+            herder.view().rebalance_pending = true;
+        }
+        rebalance
+    }
+
+    /// One round: join, assign (leader), sync, then stop what was revoked and start what is new.
+    async fn rebalance(&mut self) -> Result<RoundOutcome, GroupError> {
+        let herder = self.herder.clone();
+        let mode = compatibility(herder.config.protocol);
+        if mode == ConnectProtocolCompatibility::Eager {
+            self.revoke_everything().await;
+        }
+        let snapshot = herder.configs.snapshot();
+        let allocation = {
+            let view = herder.view();
+            owned_assignment(&view.owned)
+        };
+        let protocols = protocol::metadata_protocols(
+            mode,
+            &herder.url,
+            snapshot.offset(),
+            allocation.as_ref(),
+        )
+        .map_err(|e| GroupError::Config(e.to_string()))?
+        .into_iter()
+        .map(|(name, bytes)| (name.to_owned(), Bytes::from(bytes)))
+        .collect::<Vec<_>>();
+        let joined = self.member.join(&protocols).await?;
+        let version = protocol::protocol_version(&joined.protocol_name).unwrap_or(0);
+        tracing::info!(
+            generation = joined.generation_id,
+            member = %joined.member_id,
+            leader = %joined.leader_id,
+            protocol = %joined.protocol_name,
+            "Joined the group"
+        );
+        let assignments = if joined.is_leader() {
+            // The leader catches up first when a member has read further than it.
+            let members = self.assignor.decode_members(&joined.members);
+            let max_offset = members
+                .iter()
+                .map(|m| m.metadata.config_offset)
+                .max()
+                .unwrap_or(-1);
+            if herder.configs.snapshot().offset() < max_offset {
+                let _ = herder
+                    .configs
+                    .read_to_end(herder.config.worker_sync_timeout)
+                    .await;
+            }
+            let snapshot = herder.configs.snapshot();
+            let (computed, leader_state) = self.assignor.assign(
+                &joined.member_id,
+                version,
+                &members,
+                &snapshot,
+                joined.generation_id,
+                now_ms(),
+            );
+            herder.view().leader_state = leader_state;
+            computed
+                .into_iter()
+                .map(|(member, assignment)| {
+                    let bytes = protocol::encode_assignment(&assignment).unwrap_or_default();
+                    (member, Bytes::from(bytes))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let bytes = match self.member.sync(assignments).await {
+            Ok(b) => b,
+            Err(GroupError::RejoinNeeded) => {
+                return Ok(RoundOutcome {
+                    rejoin_now: true,
+                    rejoin_at: None,
+                })
+            }
+            Err(e) => return Err(e),
+        };
+        let assignment = protocol::decode_assignment(&bytes)
+            .map_err(|e| GroupError::Config(format!("unreadable assignment: {e}")))?;
+        self.assignor.completed_generation(joined.generation_id);
+        {
+            let mut view = herder.view();
+            view.member_id = joined.member_id.clone();
+            view.generation = joined.generation_id;
+            view.leader_id = assignment.leader.clone();
+            view.leader_url = Some(assignment.leader_url.clone()).filter(|u| !u.is_empty());
+            view.protocol_version = version;
+            if !view.is_leader() {
+                view.leader_state = None;
+            }
+        }
+        herder.statuses.set_generation(joined.generation_id);
+        if assignment.failed() {
+            tracing::info!(offset = assignment.config_offset, "Config mismatch with the leader; reading the config topic");
+            let _ = herder.configs.read_to_end(herder.config.worker_sync_timeout).await;
+            return Ok(RoundOutcome {
+                rejoin_now: true,
+                rejoin_at: None,
+            });
+        }
+        herder
+            .revoke(&assignment.revoked_connectors, &assignment.revoked_tasks)
+            .await;
+        {
+            let mut view = herder.view();
+            let owned = &mut view.owned;
+            if mode == ConnectProtocolCompatibility::Eager || version == 0 {
+                *owned = Owned::default();
+            }
+            for name in &assignment.revoked_connectors {
+                owned.connectors.remove(name);
+            }
+            for id in &assignment.revoked_tasks {
+                owned.tasks.remove(id);
+            }
+            owned.connectors.extend(assignment.connectors.iter().cloned());
+            owned.tasks.extend(assignment.tasks.iter().cloned());
+        }
+        if herder.configs.snapshot().offset() < assignment.config_offset {
+            let _ = herder.configs.read_to_end(herder.config.worker_sync_timeout).await;
+        }
+        let snapshot = herder.configs.snapshot();
+        if snapshot.offset() != assignment.config_offset {
+            tracing::info!(
+                ours = snapshot.offset(),
+                leaders = assignment.config_offset,
+                "Config offset differs from the assignment's; rejoining"
+            );
+            return Ok(RoundOutcome {
+                rejoin_now: true,
+                rejoin_at: None,
+            });
+        }
+        self.known = snapshot.connectors().into_iter().collect();
+        herder.view().rebalance_pending = false;
+        herder.start_owned_work(&snapshot);
+        if joined.is_leader() {
+            self.leader_housekeeping(version).await;
+        }
+        let owned = herder.view().owned.clone();
+        tracing::info!(
+            connectors = ?owned.connectors,
+            tasks = owned.tasks.len(),
+            delay = assignment.delay,
+            "Rebalance complete"
+        );
+        Ok(RoundOutcome {
+            rejoin_now: assignment.has_revocations(),
+            rejoin_at: (assignment.delay > 0).then(|| {
+                Instant::now() + Duration::from_millis(u64::try_from(assignment.delay).unwrap_or(0))
+            }),
+        })
+    }
+
+    async fn revoke_everything(&self) {
+        let (connectors, tasks) = {
+            let view = self.herder.view();
+            (
+                view.running.connectors.iter().cloned().collect::<Vec<_>>(),
+                view.running.tasks.iter().cloned().collect::<Vec<_>>(),
+            )
+        };
+        self.herder.revoke(&connectors, &tasks).await;
+    }
+
+    /// After each rebalance the leader removes statuses of deleted connectors and tasks, and
+    /// keeps a fresh session key in the config topic.
+    async fn leader_housekeeping(&self, version: i16) {
+        let herder = &self.herder;
+        let snapshot = herder.configs.snapshot();
+        for name in herder.statuses.connectors() {
+            if !snapshot.contains(&name) {
+                tracing::info!(connector = %name, "Removing statuses of a deleted connector");
+                herder.statuses.remove_connector(&name);
+                if herder.config.worker.topic_tracking {
+                    herder.statuses.reset_topics(&name);
+                }
+            } else {
+                let count = snapshot.tasks(&name).len();
+                for (task, _) in herder.statuses.tasks(&name) {
+                    if task >= count {
+                        herder.statuses.remove_task(&ferry_runtime::status::TaskId {
+                            connector: name.clone(),
+                            task,
+                        });
+                    }
+                }
+            }
+        }
+        if version >= 2 {
+            let ttl = i64::try_from(herder.config.key_ttl.as_millis()).unwrap_or(i64::MAX);
+            let expired = snapshot
+                .session_key()
+                .is_none_or(|k| k.creation_timestamp.saturating_add(ttl) <= now_ms());
+            if expired {
+                let key = crate::config_topic::records::SessionKey {
+                    key: signing::generate_key(herder.config.key_size_bits),
+                    algorithm: signing::HMAC_SHA256.to_owned(),
+                    creation_timestamp: now_ms(),
+                };
+                if let Err(error) = herder.configs.put_session_key(key).await {
+                    tracing::error!(%error, "Could not write a new session key");
+                }
+            }
+        }
+    }
+
+    async fn shut_down(mut self) {
+        tracing::info!("Stopping the herder");
+        self.revoke_everything().await;
+        self.herder.statuses.flush();
+        self.member.leave().await;
+    }
+}
+
+/// What this worker owns, as the `allocation` of its member metadata (absent when nothing).
+fn owned_assignment(owned: &Owned) -> Option<Assignment> {
+    if owned.connectors.is_empty() && owned.tasks.is_empty() {
+        return None;
+    }
+    let mut a = Assignment::empty();
+    a.connectors = owned.connectors.iter().cloned().collect();
+    a.tasks = owned.tasks.iter().cloned().collect();
+    Some(a)
+}

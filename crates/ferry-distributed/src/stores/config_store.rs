@@ -1,0 +1,195 @@
+//! Connector configs, task configs, target states, restart requests and session keys in the
+//! config topic (Java's `KafkaConfigBackingStore`). The reader feeds the state machine and
+//! passes its events to the herder; only the leader writes privileged records.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ferry_api::ConfigMap;
+use ferry_kafka::rdkafka::ClientConfig;
+use ferry_kafka::topic_log::{LogRecord, TopicLog};
+use ferry_runtime::worker::TargetState;
+use tokio::sync::mpsc;
+
+use crate::config_topic::records::{ConfigRecord, ConnectorRestart, SessionKey};
+use ferry_runtime::herder::RestartRequest;
+use ferry_runtime::status::TaskId;
+use crate::config_topic::state::{ClusterConfigSnapshot, ConfigEvent, ConfigState};
+use crate::stores::StoreError;
+
+/// Java's budget for a privileged write and the read that follows it.
+const READ_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub struct KafkaConfigStore {
+    log: TopicLog,
+    state: Arc<Mutex<ConfigState>>,
+}
+
+fn lock(state: &Mutex<ConfigState>) -> std::sync::MutexGuard<'_, ConfigState> {
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl KafkaConfigStore {
+    /// Reads the whole topic, then starts reporting changes through the returned channel.
+    pub async fn start(
+        topic: &str,
+        consumer: &ClientConfig,
+        producer: &ClientConfig,
+        timeout: Duration,
+    ) -> Result<(Self, mpsc::UnboundedReceiver<ConfigEvent>), StoreError> {
+        let state: Arc<Mutex<ConfigState>> = Arc::default();
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let sink_state = state.clone();
+        let log = TopicLog::start(
+            topic,
+            consumer,
+            producer,
+            Box::new(move |record: LogRecord| {
+                let Some(key) = record.key.as_deref().and_then(|k| std::str::from_utf8(k).ok())
+                else {
+                    tracing::warn!(offset = record.offset, "Skipping a config record without a string key");
+                    return;
+                };
+                match ConfigRecord::parse(key, record.value.as_deref()) {
+                    Ok(Some(parsed)) => {
+                        let events = lock(&sink_state).apply(record.offset, parsed);
+                        for event in events {
+                            let _ = events_tx.send(event);
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(error) => {
+                        tracing::error!(%key, %error, "Skipping a config record that cannot be read");
+                    }
+                }
+            }),
+        )?;
+        if log.partitions() != 1 {
+            return Err(StoreError::Config(format!(
+                "Topic '{topic}' supplied via the 'config.storage.topic' property is required to have a single partition in order to guarantee consistency of connector configurations, but it has {} partitions.",
+                log.partitions()
+            )));
+        }
+        log.read_to_end(timeout).await?;
+        lock(&state).mark_started();
+        Ok((KafkaConfigStore { log, state }, events))
+    }
+
+    pub fn snapshot(&self) -> ClusterConfigSnapshot {
+        lock(&self.state).snapshot()
+    }
+
+    pub async fn read_to_end(&self, timeout: Duration) -> Result<(), StoreError> {
+        Ok(self.log.read_to_end(timeout).await?)
+    }
+
+    async fn write_all(&self, records: Vec<ConfigRecord>) -> Result<(), StoreError> {
+        for record in records {
+            let (key, value) = record.encode();
+            self.log.send(key.as_bytes(), value.as_deref()).await?;
+        }
+        Ok(())
+    }
+
+    async fn write_and_read(&self, records: Vec<ConfigRecord>) -> Result<(), StoreError> {
+        self.write_all(records).await?;
+        self.read_to_end(READ_WRITE_TIMEOUT).await
+    }
+
+    /// Creates or replaces a connector; a new one may get its initial target state first.
+    pub async fn put_connector_config(
+        &self,
+        name: &str,
+        config: ConfigMap,
+        initial: Option<TargetState>,
+    ) -> Result<(), StoreError> {
+        let mut records = Vec::new();
+        if let Some(state) = initial {
+            records.push(ConfigRecord::TargetState {
+                connector: name.to_owned(),
+                state: Some(state),
+            });
+        }
+        records.push(ConfigRecord::connector_config(name, &config));
+        self.write_and_read(records).await
+    }
+
+    pub async fn remove_connector(&self, name: &str) -> Result<(), StoreError> {
+        self.write_and_read(vec![
+            ConfigRecord::ConnectorConfig {
+                connector: name.to_owned(),
+                config: None,
+            },
+            ConfigRecord::TargetState {
+                connector: name.to_owned(),
+                state: None,
+            },
+        ])
+        .await
+    }
+
+    /// The task configs of a connector, then the commit record that makes them take effect.
+    pub async fn put_task_configs(
+        &self,
+        name: &str,
+        configs: Vec<ConfigMap>,
+    ) -> Result<(), StoreError> {
+        self.read_to_end(READ_WRITE_TIMEOUT).await?;
+        let count = configs.len();
+        let tasks: Vec<ConfigRecord> = configs
+            .into_iter()
+            .enumerate()
+            .map(|(task, config)| {
+                ConfigRecord::task_config(
+                    TaskId {
+                        connector: name.to_owned(),
+                        task,
+                    },
+                    &config,
+                )
+            })
+            .collect();
+        if !tasks.is_empty() {
+            self.write_and_read(tasks).await?;
+        }
+        self.write_and_read(vec![ConfigRecord::Commit {
+            connector: name.to_owned(),
+            tasks: count,
+        }])
+        .await
+    }
+
+    /// Any worker may write target states; no read-back, as in Java.
+    pub async fn put_target_state(&self, name: &str, state: TargetState) -> Result<(), StoreError> {
+        self.write_all(vec![ConfigRecord::TargetState {
+            connector: name.to_owned(),
+            state: Some(state),
+        }])
+        .await
+    }
+
+    pub async fn put_restart_request(
+        &self,
+        name: &str,
+        include_tasks: bool,
+        only_failed: bool,
+    ) -> Result<(), StoreError> {
+        self.write_and_read(vec![ConfigRecord::RestartRequest(ConnectorRestart::new(
+            name,
+            RestartRequest {
+                include_tasks,
+                only_failed,
+            },
+        ))])
+        .await
+    }
+
+    pub async fn put_session_key(&self, key: SessionKey) -> Result<(), StoreError> {
+        self.write_and_read(vec![ConfigRecord::SessionKey(key)]).await
+    }
+
+    pub fn stop(&mut self) {
+        self.log.flush(READ_WRITE_TIMEOUT);
+        self.log.stop();
+    }
+}
