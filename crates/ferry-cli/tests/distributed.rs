@@ -167,6 +167,39 @@ fn a_connector_created_through_a_follower_spreads_over_the_workers() {
         let (_, list) = w.call("GET", "/connectors", None);
         assert_eq!(list, serde_json::json!([sink]));
     }
+    // Task configs are an internal endpoint: unsigned or wrongly signed requests are refused.
+    for w in cluster.live() {
+        let (code, body) = w.call("POST", &format!("/connectors/{sink}/tasks"), Some("[]"));
+        assert_eq!(code, 400, "{body}");
+        assert_eq!(body["message"], "Internal request missing required signature");
+        let (code, _) = w.signed_call(
+            "POST",
+            &format!("/connectors/{sink}/tasks"),
+            "[]",
+            "bm90IGEgc2lnbmF0dXJl",
+        );
+        assert_eq!(code, 403);
+    }
+    // Restarts reach the owner from any worker; pause and resume from any worker apply to all.
+    for i in 0..3 {
+        let w = cluster.worker(i);
+        let (code, body) = retry_conflicts(|| w.call("POST", &format!("/connectors/{sink}/restart"), None));
+        assert_eq!(code, 204, "{body}");
+        let (code, body) = retry_conflicts(|| {
+            w.call("POST", &format!("/connectors/{sink}/tasks/{i}/restart"), None)
+        });
+        assert_eq!(code, 204, "{body}");
+    }
+    assert_eq!(cluster.worker(1).call("PUT", &format!("/connectors/{sink}/pause"), None).0, 202);
+    wait_until("every task PAUSED on every worker", SLOW, || {
+        cluster.live().all(|w| {
+            let s = w.status(&sink);
+            s["connector"]["state"] == "PAUSED"
+                && s["tasks"].as_array().is_some_and(|t| t.iter().all(|t| t["state"] == "PAUSED"))
+        })
+    });
+    assert_eq!(cluster.worker(2).call("PUT", &format!("/connectors/{sink}/resume"), None).0, 202);
+    cluster.agreed_running(&sink, 6);
     // Creating it again through any worker is a conflict, answered by the leader.
     let (code, _) = cluster.worker(1).call(
         "POST",
@@ -174,6 +207,35 @@ fn a_connector_created_through_a_follower_spreads_over_the_workers() {
         Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 6)),
     );
     assert_eq!(code, 409);
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}
+
+#[test]
+fn the_eager_protocol_spreads_and_moves_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cluster = Cluster::start(dir.path(), &unique("eager"), 2, "connect.protocol=eager\n");
+    let topic = unique("eager-topic");
+    create_topic(&topic, 4);
+    let sink = unique("eager-sink");
+    let (code, body) = cluster.worker(1).call(
+        "POST",
+        "/connectors",
+        Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 4)),
+    );
+    assert_eq!(code, 201, "{body}");
+    let status = cluster.agreed_running(&sink, 4);
+    let owners: BTreeSet<String> = task_workers(&status).into_iter().collect();
+    assert_eq!(owners.len(), 2, "{status}");
+    cluster.workers[0].take().unwrap().kill9();
+    wait_until("all tasks on the surviving worker", SLOW, || {
+        let status = cluster.worker(1).status(&sink);
+        let owners: BTreeSet<String> = task_workers(&status).into_iter().collect();
+        owners.len() == 1
+            && owners.contains(&format!("127.0.0.1:{}", cluster.ports[1]))
+            && status["tasks"].as_array().is_some_and(|t| t.iter().all(|t| t["state"] == "RUNNING"))
+    });
     for w in cluster.workers.into_iter().flatten() {
         w.stop();
     }

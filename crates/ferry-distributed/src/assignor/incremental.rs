@@ -693,6 +693,14 @@ fn level_fill<T: std::hash::Hash + Eq>(
 }
 
 #[cfg(test)]
+pub(super) fn member_order_for_tests(members: &[MemberInfo]) -> Vec<&str> {
+    java_member_order(members)
+        .into_iter()
+        .map(|m| m.member_id.as_str())
+        .collect()
+}
+
+#[cfg(test)]
 mod unit_tests {
     use super::*;
 
@@ -836,12 +844,4 @@ mod unit_tests {
         ];
         assert!(balancing_revocations(7, &workers, |w| &w.work.connectors).is_empty());
     }
-}
-
-#[cfg(test)]
-pub(super) fn member_order_for_tests(members: &[MemberInfo]) -> Vec<&str> {
-    java_member_order(members)
-        .into_iter()
-        .map(|m| m.member_id.as_str())
-        .collect()
 }

@@ -400,7 +400,7 @@ impl Herder for DistributedHerder {
         self.require_stable()?;
         let snapshot = self.snapshot();
         if !snapshot.contains(name) {
-            return Err(not_found(name));
+            return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
         }
         if !self.view().owned.connectors.contains(name) {
             return Err(self.elsewhere(|v| v.owner_of_connector(name)));
@@ -412,10 +412,13 @@ impl Herder for DistributedHerder {
         self.require_stable()?;
         let snapshot = self.snapshot();
         if !snapshot.contains(&id.connector) {
-            return Err(not_found(&id.connector));
+            return Err(HerderError::NotFound(format!(
+                "Unknown connector: {}",
+                id.connector
+            )));
         }
-        if snapshot.task_config(id).is_none() || !snapshot.tasks(&id.connector).contains(id) {
-            return Err(HerderError::NotFound(format!("Task {id} not found")));
+        if snapshot.task_config(id).is_none() {
+            return Err(HerderError::NotFound(format!("Unknown task: {id}")));
         }
         if !self.view().owned.tasks.contains(id) {
             return Err(self.elsewhere(|v| v.owner_of_task(id)));

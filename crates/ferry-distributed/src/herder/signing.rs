@@ -46,7 +46,8 @@ pub fn verify(
     let algorithm = request.algorithm.as_deref().unwrap_or_default();
     if !accepted_algorithms.iter().any(|a| a == algorithm) {
         return Err(HerderError::BadRequest(format!(
-            "This worker does not support the signature algorithm {algorithm}; the supported algorithms are {accepted_algorithms:?}"
+            "This worker does not support the '{algorithm}' key signing algorithm used by other workers. This worker is currently configured to use: [{}]. Check that all workers' configuration files permit the same set of signature algorithms, and correct any misconfigured worker and restart it.",
+            accepted_algorithms.join(", ")
         )));
     }
     let Some(key) = key else {
