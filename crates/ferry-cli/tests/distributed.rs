@@ -159,7 +159,11 @@ fn a_connector_created_through_a_follower_spreads_over_the_workers() {
 
     let status = cluster.agreed_running(&sink, 6);
     let owners: BTreeSet<String> = task_workers(&status).into_iter().collect();
-    assert_eq!(owners.len(), 3, "tasks should run on all three workers: {status}");
+    assert_eq!(
+        owners.len(),
+        3,
+        "tasks should run on all three workers: {status}"
+    );
     for w in cluster.live() {
         let (code, tasks) = w.call("GET", &format!("/connectors/{sink}/tasks"), None);
         assert_eq!(code, 200);
@@ -171,7 +175,10 @@ fn a_connector_created_through_a_follower_spreads_over_the_workers() {
     for w in cluster.live() {
         let (code, body) = w.call("POST", &format!("/connectors/{sink}/tasks"), Some("[]"));
         assert_eq!(code, 400, "{body}");
-        assert_eq!(body["message"], "Internal request missing required signature");
+        assert_eq!(
+            body["message"],
+            "Internal request missing required signature"
+        );
         let (code, _) = w.signed_call(
             "POST",
             &format!("/connectors/{sink}/tasks"),
@@ -183,22 +190,41 @@ fn a_connector_created_through_a_follower_spreads_over_the_workers() {
     // Restarts reach the owner from any worker; pause and resume from any worker apply to all.
     for i in 0..3 {
         let w = cluster.worker(i);
-        let (code, body) = retry_conflicts(|| w.call("POST", &format!("/connectors/{sink}/restart"), None));
+        let (code, body) =
+            retry_conflicts(|| w.call("POST", &format!("/connectors/{sink}/restart"), None));
         assert_eq!(code, 204, "{body}");
         let (code, body) = retry_conflicts(|| {
-            w.call("POST", &format!("/connectors/{sink}/tasks/{i}/restart"), None)
+            w.call(
+                "POST",
+                &format!("/connectors/{sink}/tasks/{i}/restart"),
+                None,
+            )
         });
         assert_eq!(code, 204, "{body}");
     }
-    assert_eq!(cluster.worker(1).call("PUT", &format!("/connectors/{sink}/pause"), None).0, 202);
+    assert_eq!(
+        cluster
+            .worker(1)
+            .call("PUT", &format!("/connectors/{sink}/pause"), None)
+            .0,
+        202
+    );
     wait_until("every task PAUSED on every worker", SLOW, || {
         cluster.live().all(|w| {
             let s = w.status(&sink);
             s["connector"]["state"] == "PAUSED"
-                && s["tasks"].as_array().is_some_and(|t| t.iter().all(|t| t["state"] == "PAUSED"))
+                && s["tasks"]
+                    .as_array()
+                    .is_some_and(|t| t.iter().all(|t| t["state"] == "PAUSED"))
         })
     });
-    assert_eq!(cluster.worker(2).call("PUT", &format!("/connectors/{sink}/resume"), None).0, 202);
+    assert_eq!(
+        cluster
+            .worker(2)
+            .call("PUT", &format!("/connectors/{sink}/resume"), None)
+            .0,
+        202
+    );
     cluster.agreed_running(&sink, 6);
     // Creating it again through any worker is a conflict, answered by the leader.
     let (code, _) = cluster.worker(1).call(
@@ -234,7 +260,9 @@ fn the_eager_protocol_spreads_and_moves_work() {
         let owners: BTreeSet<String> = task_workers(&status).into_iter().collect();
         owners.len() == 1
             && owners.contains(&format!("127.0.0.1:{}", cluster.ports[1]))
-            && status["tasks"].as_array().is_some_and(|t| t.iter().all(|t| t["state"] == "RUNNING"))
+            && status["tasks"]
+                .as_array()
+                .is_some_and(|t| t.iter().all(|t| t["state"] == "RUNNING"))
     });
     for w in cluster.workers.into_iter().flatten() {
         w.stop();
@@ -254,13 +282,21 @@ fn a_killed_worker_s_tasks_move_and_no_line_is_lost() {
     let leader = cluster.worker(0);
     assert_eq!(
         leader
-            .call("POST", "/connectors", Some(&file_source(dir.path(), &source, "in.txt", &topic)))
+            .call(
+                "POST",
+                "/connectors",
+                Some(&file_source(dir.path(), &source, "in.txt", &topic))
+            )
             .0,
         201
     );
     assert_eq!(
         leader
-            .call("POST", "/connectors", Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 1)))
+            .call(
+                "POST",
+                "/connectors",
+                Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 1))
+            )
             .0,
         201
     );
@@ -280,13 +316,23 @@ fn a_killed_worker_s_tasks_move_and_no_line_is_lost() {
             && !owner.is_empty()
             && cluster.index_of(&owner) != victim
     });
-    wait_until("every line in the sink file", Duration::from_secs(300), || {
-        let got: BTreeSet<String> = lines(&dir.path().join("out.txt")).into_iter().collect();
-        got.len() >= LINES
-    });
+    wait_until(
+        "every line in the sink file",
+        Duration::from_secs(300),
+        || {
+            let got: BTreeSet<String> = lines(&dir.path().join("out.txt")).into_iter().collect();
+            got.len() >= LINES
+        },
+    );
     let got: BTreeSet<String> = lines(&dir.path().join("out.txt")).into_iter().collect();
-    let want: BTreeSet<String> = numbered_lines(0, LINES).lines().map(str::to_owned).collect();
-    assert_eq!(got, want, "the sink file must hold every line exactly as written");
+    let want: BTreeSet<String> = numbered_lines(0, LINES)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        got, want,
+        "the sink file must hold every line exactly as written"
+    );
 
     // A graceful stop hands the stopped worker's work over.
     let sink_status = cluster.live().next().unwrap().status(&sink);
@@ -315,7 +361,11 @@ fn restarting_failed_tasks_through_a_follower_restarts_exactly_those() {
     let leader = cluster.worker(0);
     assert_eq!(
         leader
-            .call("POST", "/connectors", Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 3)))
+            .call(
+                "POST",
+                "/connectors",
+                Some(&file_sink(dir.path(), &sink, "out.txt", &topic, 3))
+            )
             .0,
         201
     );
@@ -323,7 +373,10 @@ fn restarting_failed_tasks_through_a_follower_restarts_exactly_those() {
         r#"{{"name":"{broken}","config":{{"connector.class":"FileStreamSource","file":"{}","topic":"{topic}"}}}}"#,
         dir.path().display()
     );
-    assert_eq!(leader.call("POST", "/connectors", Some(&broken_body)).0, 201);
+    assert_eq!(
+        leader.call("POST", "/connectors", Some(&broken_body)).0,
+        201
+    );
     cluster.agreed_running(&sink, 3);
     wait_until("the broken task to fail", SLOW, || {
         cluster
@@ -332,12 +385,17 @@ fn restarting_failed_tasks_through_a_follower_restarts_exactly_those() {
     });
     let starts = |c: &str, t: usize| -> usize { cluster.live().map(|w| w.task_starts(c, t)).sum() };
     let broken_starts = starts(&broken, 0);
-    let connector_starts = |c: &str| -> usize { cluster.live().map(|w| w.connector_starts(c)).sum() };
+    let connector_starts =
+        |c: &str| -> usize { cluster.live().map(|w| w.connector_starts(c)).sum() };
     let broken_connector_starts = connector_starts(&broken);
     let restarted = |what: &str| -> usize {
         cluster
             .live()
-            .map(|w| w.log_text().matches(&format!("Restarting by request {what}")).count())
+            .map(|w| {
+                w.log_text()
+                    .matches(&format!("Restarting by request {what}"))
+                    .count()
+            })
             .sum()
     };
 
@@ -371,9 +429,19 @@ fn restarting_failed_tasks_through_a_follower_restarts_exactly_those() {
         )
     });
     assert_eq!(code, 202, "{body}\n{}", cluster.logs());
-    assert!(body["tasks"].as_array().unwrap().iter().all(|t| t["state"] == "RUNNING"), "{body}");
+    assert!(
+        body["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["state"] == "RUNNING"),
+        "{body}"
+    );
     wait_until("the sink's restart request to be carried out", SLOW, || {
-        cluster.live().any(|w| w.log_text().contains(&format!("Restart request for {sink} selects nothing here")))
+        cluster.live().any(|w| {
+            w.log_text()
+                .contains(&format!("Restart request for {sink} selects nothing here"))
+        })
     });
     assert_eq!(restarted(&format!("task {sink}")), 0);
     assert_eq!(restarted(&format!("connector {sink}")), 0);
@@ -392,10 +460,30 @@ fn topics_configs_states_and_offsets_survive_a_full_restart() {
     create_topic(&topic_b, 1);
     std::fs::write(dir.path().join("a.txt"), numbered_lines(0, 100)).unwrap();
     std::fs::write(dir.path().join("b.txt"), numbered_lines(0, 100)).unwrap();
-    let (src_a, src_b, sink) = (unique("restore-src-a"), unique("restore-src-b"), unique("restore-sink"));
+    let (src_a, src_b, sink) = (
+        unique("restore-src-a"),
+        unique("restore-src-b"),
+        unique("restore-sink"),
+    );
     let w = cluster.worker(1);
-    assert_eq!(w.call("POST", "/connectors", Some(&file_source(dir.path(), &src_a, "a.txt", &topic_a))).0, 201);
-    assert_eq!(w.call("POST", "/connectors", Some(&file_source(dir.path(), &src_b, "b.txt", &topic_b))).0, 201);
+    assert_eq!(
+        w.call(
+            "POST",
+            "/connectors",
+            Some(&file_source(dir.path(), &src_a, "a.txt", &topic_a))
+        )
+        .0,
+        201
+    );
+    assert_eq!(
+        w.call(
+            "POST",
+            "/connectors",
+            Some(&file_source(dir.path(), &src_b, "b.txt", &topic_b))
+        )
+        .0,
+        201
+    );
     let sink_body = format!(
         r#"{{"name":"{sink}","config":{{"connector.class":"FileStreamSink","file":"{}","topics":"{topic_a},{topic_b}","tasks.max":"2"}}}}"#,
         dir.path().join("out.txt").display()
@@ -412,23 +500,48 @@ fn topics_configs_states_and_offsets_survive_a_full_restart() {
         cluster.live().all(|w| w.topics(&sink) == both)
     });
     wait_until("the sources' topics on every worker", SLOW, || {
-        cluster.live().all(|w| w.topics(&src_a) == vec![topic_a.clone()])
+        cluster
+            .live()
+            .all(|w| w.topics(&src_a) == vec![topic_a.clone()])
     });
 
     // Pause one source, stop the other; wait until the source offsets are committed.
-    assert_eq!(w.call("PUT", &format!("/connectors/{src_a}/pause"), None).0, 202);
-    assert_eq!(cluster.worker(2).call("PUT", &format!("/connectors/{src_b}/stop"), None).0, 204);
+    assert_eq!(
+        w.call("PUT", &format!("/connectors/{src_a}/pause"), None).0,
+        202
+    );
+    assert_eq!(
+        cluster
+            .worker(2)
+            .call("PUT", &format!("/connectors/{src_b}/stop"), None)
+            .0,
+        204
+    );
     wait_until("the paused and stopped states", SLOW, || {
         cluster.live().all(|w| {
             w.status(&src_a)["connector"]["state"] == "PAUSED"
                 && w.status(&src_b)["connector"]["state"] == "STOPPED"
         })
     });
-    let offsets_before = cluster.worker(0).call("GET", &format!("/connectors/{src_b}/offsets"), None).1;
-    assert_eq!(offsets_before["offsets"][0]["offset"]["position"].as_i64().is_some(), true, "{offsets_before}");
+    let offsets_before = cluster
+        .worker(0)
+        .call("GET", &format!("/connectors/{src_b}/offsets"), None)
+        .1;
+    assert!(
+        offsets_before["offsets"][0]["offset"]["position"]
+            .as_i64()
+            .is_some(),
+        "{offsets_before}"
+    );
 
     // Reset and delete clear topics everywhere.
-    assert_eq!(cluster.worker(2).call("PUT", &format!("/connectors/{sink}/topics/reset"), None).0, 202);
+    assert_eq!(
+        cluster
+            .worker(2)
+            .call("PUT", &format!("/connectors/{sink}/topics/reset"), None)
+            .0,
+        202
+    );
     wait_until("the reset to reach every worker", SLOW, || {
         cluster.live().all(|w| w.topics(&sink).is_empty())
     });
@@ -451,15 +564,30 @@ fn topics_configs_states_and_offsets_survive_a_full_restart() {
                 && w.status(&src_b)["connector"]["state"] == "STOPPED"
         })
     });
-    let offsets_after = again.worker(1).call("GET", &format!("/connectors/{src_b}/offsets"), None).1;
+    let offsets_after = again
+        .worker(1)
+        .call("GET", &format!("/connectors/{src_b}/offsets"), None)
+        .1;
     assert_eq!(offsets_after, offsets_before);
     // Resuming the paused source does not send its lines again.
-    assert_eq!(again.worker(0).call("PUT", &format!("/connectors/{src_a}/resume"), None).0, 202);
+    assert_eq!(
+        again
+            .worker(0)
+            .call("PUT", &format!("/connectors/{src_a}/resume"), None)
+            .0,
+        202
+    );
     again.agreed_running(&src_a, 1);
     assert_eq!(topic_records(&topic_a), 100);
 
     // Deleting a connector removes it and its topics everywhere.
-    assert_eq!(again.worker(2).call("DELETE", &format!("/connectors/{src_a}"), None).0, 204);
+    assert_eq!(
+        again
+            .worker(2)
+            .call("DELETE", &format!("/connectors/{src_a}"), None)
+            .0,
+        204
+    );
     wait_until("the deletion on every worker", SLOW, || {
         again.live().all(|w| {
             w.get(&format!("/connectors/{src_a}")).map(|r| r.0) == Some(404)

@@ -80,8 +80,13 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
     };
     let (consumer, producer) = clients("offsets");
     let offsets = Arc::new(
-        KafkaOffsetStore::start(&config.offset_topic.name, &consumer, &producer, STORE_READ_TIMEOUT)
-            .await?,
+        KafkaOffsetStore::start(
+            &config.offset_topic.name,
+            &consumer,
+            &producer,
+            STORE_READ_TIMEOUT,
+        )
+        .await?,
     );
     let (consumer, producer) = clients("statuses");
     let statuses = Arc::new(
@@ -95,9 +100,13 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         .await?,
     );
     let (consumer, producer) = clients("configs");
-    let (configs, events) =
-        KafkaConfigStore::start(&config.config_topic.name, &consumer, &producer, STORE_READ_TIMEOUT)
-            .await?;
+    let (configs, events) = KafkaConfigStore::start(
+        &config.config_topic.name,
+        &consumer,
+        &producer,
+        STORE_READ_TIMEOUT,
+    )
+    .await?;
     tracing::info!(
         offset = configs.snapshot().offset(),
         connectors = configs.snapshot().connectors().len(),

@@ -148,9 +148,8 @@ impl DistributedConfig {
         let def = distributed_config_def();
         let worker = WorkerConfig::from_def(&def, props)?;
         let parsed = def.parse(props)?;
-        let string = |k: &str| -> Result<String, ConfigError> {
-            Ok(parsed.string(k)?.unwrap_or_default())
-        };
+        let string =
+            |k: &str| -> Result<String, ConfigError> { Ok(parsed.string(k)?.unwrap_or_default()) };
         let int = |k: &str| -> Result<i64, ConfigError> { parsed.int(k).map(i64::from) };
         let i32_of = |k: &str| -> Result<i32, ConfigError> {
             match parsed.short(k) {
@@ -172,16 +171,49 @@ impl DistributedConfig {
                 &format!("Signature algorithm '{signature}' must be present in the list of permitted algorithms"),
             ));
         }
-        for (k, v) in [(KEY_GENERATION_ALGORITHM, string(KEY_GENERATION_ALGORITHM)?), (SIGNATURE_ALGORITHM, signature)] {
+        for (k, v) in [
+            (KEY_GENERATION_ALGORITHM, string(KEY_GENERATION_ALGORITHM)?),
+            (SIGNATURE_ALGORITHM, signature),
+        ] {
             if v != HMAC_SHA256 {
-                return Err(ConfigError::invalid_value(k, &v, "Ferry supports HmacSHA256 only"));
+                return Err(ConfigError::invalid_value(
+                    k,
+                    &v,
+                    "Ferry supports HmacSHA256 only",
+                ));
             }
+        }
+        let exactly_once = string(EXACTLY_ONCE_SOURCE_SUPPORT)?.to_ascii_lowercase();
+        if exactly_once != "disabled" {
+            return Err(ConfigError::invalid_value(
+                EXACTLY_ONCE_SOURCE_SUPPORT,
+                &exactly_once,
+                "Ferry does not support exactly-once source connectors yet; only 'disabled' is accepted",
+            ));
         }
         Ok(DistributedConfig {
             group_id: string(GROUP_ID)?,
-            config_topic: topic_settings(props, "config.storage.", string(CONFIG_TOPIC)?, 1, i32_of(CONFIG_REPLICATION)?),
-            offset_topic: topic_settings(props, "offset.storage.", string(OFFSET_TOPIC)?, i32_of(OFFSET_PARTITIONS)?, i32_of(OFFSET_REPLICATION)?),
-            status_topic: topic_settings(props, "status.storage.", string(STATUS_TOPIC)?, i32_of(STATUS_PARTITIONS)?, i32_of(STATUS_REPLICATION)?),
+            config_topic: topic_settings(
+                props,
+                "config.storage.",
+                string(CONFIG_TOPIC)?,
+                1,
+                i32_of(CONFIG_REPLICATION)?,
+            ),
+            offset_topic: topic_settings(
+                props,
+                "offset.storage.",
+                string(OFFSET_TOPIC)?,
+                i32_of(OFFSET_PARTITIONS)?,
+                i32_of(OFFSET_REPLICATION)?,
+            ),
+            status_topic: topic_settings(
+                props,
+                "status.storage.",
+                string(STATUS_TOPIC)?,
+                i32_of(STATUS_PARTITIONS)?,
+                i32_of(STATUS_REPLICATION)?,
+            ),
             session_timeout: millis(int(SESSION_TIMEOUT_MS)?),
             heartbeat_interval: millis(int(HEARTBEAT_INTERVAL_MS)?),
             rebalance_timeout: millis(int(REBALANCE_TIMEOUT_MS)?),
@@ -190,12 +222,10 @@ impl DistributedConfig {
             protocol,
             scheduled_rebalance_max_delay: millis(int(SCHEDULED_REBALANCE_MAX_DELAY_MS)?),
             key_ttl: millis(int(KEY_TTL_MS)?),
-            key_size_bits: parsed
-                .get(KEY_SIZE)
-                .and_then(|v| match v {
-                    ferry_api::config::ConfigValue::Int(i) => usize::try_from(*i).ok(),
-                    _ => None,
-                }),
+            key_size_bits: parsed.get(KEY_SIZE).and_then(|v| match v {
+                ferry_api::config::ConfigValue::Int(i) => usize::try_from(*i).ok(),
+                _ => None,
+            }),
             verification_algorithms,
             worker,
         })
@@ -207,7 +237,12 @@ impl DistributedConfig {
 
     /// `<group.id>-` or `<group.id>-<client.id>-`: the prefix of the internal clients' ids.
     pub fn client_id_base(&self) -> String {
-        match self.worker.originals.get("client.id").filter(|c| !c.is_empty()) {
+        match self
+            .worker
+            .originals
+            .get("client.id")
+            .filter(|c| !c.is_empty())
+        {
             Some(client) => format!("{}-{client}-", self.group_id),
             None => format!("{}-", self.group_id),
         }
@@ -227,8 +262,14 @@ mod tests {
 
     fn minimal() -> Vec<(&'static str, &'static str)> {
         vec![
-            ("key.converter", "org.apache.kafka.connect.json.JsonConverter"),
-            ("value.converter", "org.apache.kafka.connect.json.JsonConverter"),
+            (
+                "key.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
+            (
+                "value.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
             ("group.id", "connect-cluster"),
             ("config.storage.topic", "connect-configs"),
             ("offset.storage.topic", "connect-offsets"),
@@ -257,7 +298,14 @@ mod tests {
     fn missing_required_keys_are_all_named() {
         let err = DistributedConfig::parse(&props(&[("connect.protocol", "chatty")])).unwrap_err();
         let keys: Vec<_> = err.problems.iter().map(|p| p.key.as_str()).collect();
-        for k in ["group.id", "config.storage.topic", "offset.storage.topic", "status.storage.topic", "key.converter", "connect.protocol"] {
+        for k in [
+            "group.id",
+            "config.storage.topic",
+            "offset.storage.topic",
+            "status.storage.topic",
+            "key.converter",
+            "connect.protocol",
+        ] {
             assert!(keys.contains(&k), "{k} missing from {keys:?}");
         }
     }
@@ -272,7 +320,10 @@ mod tests {
             ("client.id", "w1"),
         ]);
         let c = DistributedConfig::parse(&props(&p)).unwrap();
-        assert_eq!(c.offset_topic.configs, vec![("segment.bytes".to_owned(), "1048576".to_owned())]);
+        assert_eq!(
+            c.offset_topic.configs,
+            vec![("segment.bytes".to_owned(), "1048576".to_owned())]
+        );
         assert_eq!(c.protocol, ProtocolMode::Eager);
         assert_eq!(c.client_id_base(), "connect-cluster-w1-");
         assert!(c.warnings().is_empty(), "{:?}", c.warnings());

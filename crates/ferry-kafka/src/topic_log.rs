@@ -62,18 +62,20 @@ impl TopicLog {
             .remove("group.id");
         // librdkafka wants a group id even for assign-only consumers that never commit.
         consumer_config.set("group.id", format!("ferry-internal-reader-{topic}"));
-        let reader: BaseConsumer = consumer_config
-            .create()
-            .map_err(|cause| KafkaClientError::Create {
-                role: "consumer",
-                cause,
-            })?;
-        let meta: BaseConsumer = consumer_config
-            .create()
-            .map_err(|cause| KafkaClientError::Create {
-                role: "consumer",
-                cause,
-            })?;
+        let reader: BaseConsumer =
+            consumer_config
+                .create()
+                .map_err(|cause| KafkaClientError::Create {
+                    role: "consumer",
+                    cause,
+                })?;
+        let meta: BaseConsumer =
+            consumer_config
+                .create()
+                .map_err(|cause| KafkaClientError::Create {
+                    role: "consumer",
+                    cause,
+                })?;
         let md = meta
             .fetch_metadata(Some(topic), METADATA_TIMEOUT)
             .map_err(KafkaClientError::op("fetch metadata"))?;

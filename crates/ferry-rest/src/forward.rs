@@ -79,11 +79,9 @@ pub(crate) async fn forward_layer(request: Request, next: Next) -> Response {
     let next_forward = match forward_param(&uri) {
         None => true,
         Some(true) => false,
-        Some(false) => {
-            return conflict(
-                "Cannot complete request because of a conflicting operation (e.g. worker rebalance)",
-            )
-        }
+        Some(false) => return conflict(
+            "Cannot complete request because of a conflicting operation (e.g. worker rebalance)",
+        ),
     };
     let Some(base) = target else {
         return conflict(
@@ -100,7 +98,12 @@ pub(crate) async fn forward_layer(request: Request, next: Next) -> Response {
     relay(method, &url, &headers, bytes).await
 }
 
-async fn relay(method: Method, url: &str, headers: &HeaderMap, body: axum::body::Bytes) -> Response {
+async fn relay(
+    method: Method,
+    url: &str,
+    headers: &HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
     let mut request = client().request(method, url);
     for name in [header::CONTENT_TYPE, header::AUTHORIZATION] {
         if let Some(value) = headers.get(&name) {
@@ -117,8 +120,8 @@ async fn relay(method: Method, url: &str, headers: &HeaderMap, body: axum::body:
             .into_response()
         }
     };
-    let status = StatusCode::from_u16(answer.status().as_u16())
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(answer.status().as_u16()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = answer.headers().get(header::CONTENT_TYPE).cloned();
     let location = answer.headers().get(header::LOCATION).cloned();
     let body = answer.bytes().await.unwrap_or_default();

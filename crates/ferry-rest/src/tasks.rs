@@ -63,8 +63,12 @@ pub(crate) async fn submit_configs(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
-    let configs: Vec<ConfigMap> = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("Invalid task configs: {e}")))?;
+    let configs: Vec<ConfigMap> = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("Invalid task configs: {e}"),
+        )
+    })?;
     let header = |name: &str| {
         headers
             .get(name)

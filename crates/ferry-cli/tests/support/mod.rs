@@ -209,9 +209,17 @@ impl Ferry {
     }
 
     /// A request carrying KIP-507 signature headers.
-    pub fn signed_call(&self, method: &str, path: &str, body: &str, signature: &str) -> (u16, serde_json::Value) {
+    pub fn signed_call(
+        &self,
+        method: &str,
+        path: &str,
+        body: &str,
+        signature: &str,
+    ) -> (u16, serde_json::Value) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
         write!(
             stream,
             "{method} {path} HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nX-Connect-Authorization: {signature}\r\nX-Connect-Request-Signature-Algorithm: HmacSHA256\r\nContent-Length: {}\r\n\r\n{body}",
@@ -222,7 +230,10 @@ impl Ferry {
         stream.read_to_string(&mut response).unwrap();
         let (head, body) = response.split_once("\r\n\r\n").unwrap();
         let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-        (code, serde_json::from_str(body).unwrap_or(serde_json::Value::Null))
+        (
+            code,
+            serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+        )
     }
 
     /// A request that must be answered.

@@ -22,7 +22,8 @@ pub fn generate_key(size_bits: Option<usize>) -> Vec<u8> {
 
 fn mac(key: &[u8]) -> Hmac<Sha256> {
     // HMAC takes keys of any length, so this cannot fail.
-    <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"))
+    <Hmac<Sha256> as Mac>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC accepts any key length"))
 }
 
 /// The `X-Connect-Authorization` value for `body`.
@@ -105,10 +106,17 @@ mod tests {
             Err(HerderError::BadRequest(_))
         ));
         assert!(matches!(
-            verify(Some(&key), &algs, &request(Some(sign(&key, body)), "HmacMD5", body)),
+            verify(
+                Some(&key),
+                &algs,
+                &request(Some(sign(&key, body)), "HmacMD5", body)
+            ),
             Err(HerderError::BadRequest(_))
         ));
-        assert!(matches!(verify(None, &algs, &good), Err(HerderError::Unavailable(_))));
+        assert!(matches!(
+            verify(None, &algs, &good),
+            Err(HerderError::Unavailable(_))
+        ));
         let tampered = request(Some(sign(&key, body)), HMAC_SHA256, b"[]");
         assert!(matches!(
             verify(Some(&key), &algs, &tampered),

@@ -12,11 +12,12 @@ use ferry_runtime::status::StatusStore;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::assignor::apply_assignment;
 use crate::config_topic::state::ConfigEvent;
 use crate::herder::assign::LeaderAssignor;
 use crate::herder::view::Owned;
 use crate::herder::{signing, DistributedHerder, LoopRequest};
-use crate::protocol::{self, Assignment, ConnectProtocolCompatibility};
+use crate::protocol::{self, ConnectProtocolCompatibility};
 
 /// First retry of a failed task-config publication; doubles up to a minute, as Java's does.
 const RECONFIGURE_BACKOFF: Duration = Duration::from_millis(250);
@@ -115,6 +116,15 @@ impl Tick {
                 _ = shutdown.cancelled() => break,
                 reason = self.member.rejoin_needed() => {
                     tracing::info!(%reason, "Rejoining the group");
+                    if reason == ferry_group::RejoinReason::CoordinatorLost {
+                        // The group has most likely moved on without this worker: stop its
+                        // work so nothing runs twice.
+                        tracing::warn!("Lost contact with the group coordinator; stopping all work");
+                        self.revoke_everything().await;
+                        let mut view = self.herder.view();
+                        view.owned = Owned::default();
+                        view.allocation = None;
+                    }
                     rejoin_now = true;
                 }
                 Some(event) = self.events.recv() => {
@@ -159,9 +169,12 @@ impl Tick {
                 let backoff = self
                     .retries
                     .get(&name)
-                    .map_or(RECONFIGURE_BACKOFF, |(_, b)| (*b * 2).min(RECONFIGURE_BACKOFF_MAX));
+                    .map_or(RECONFIGURE_BACKOFF, |(_, b)| {
+                        (*b * 2).min(RECONFIGURE_BACKOFF_MAX)
+                    });
                 tracing::warn!(connector = %name, %error, ?backoff, "Could not publish task configs; will retry");
-                self.retries.insert(name, (Instant::now() + backoff, backoff));
+                self.retries
+                    .insert(name, (Instant::now() + backoff, backoff));
             }
         }
     }
@@ -185,15 +198,13 @@ impl Tick {
                         rebalance = true;
                     }
                 }
-                ConfigEvent::ConnectorRemoved(name) => {
-                    if self.known.remove(&name) {
-                        rebalance = true;
-                        changed_connectors.remove(&name);
-                        // Deleted work stops at once; the rebalance takes it away formally.
-                        herder.stop_tasks_of(&BTreeSet::from([name.clone()])).await;
-                        herder.stop_connector_here(&name);
-                        herder.worker.forget_connector(&name);
-                    }
+                ConfigEvent::ConnectorRemoved(name) if self.known.remove(&name) => {
+                    rebalance = true;
+                    changed_connectors.remove(&name);
+                    // Deleted work stops at once; the rebalance takes it away formally.
+                    herder.stop_tasks_of(&BTreeSet::from([name.clone()])).await;
+                    herder.stop_connector_here(&name);
+                    herder.worker.forget_connector(&name);
                 }
                 ConfigEvent::TaskConfigsUpdated(ids) => {
                     rebalance = true;
@@ -241,24 +252,25 @@ impl Tick {
     async fn rebalance(&mut self) -> Result<RoundOutcome, GroupError> {
         let herder = self.herder.clone();
         let mode = compatibility(herder.config.protocol);
-        if mode == ConnectProtocolCompatibility::Eager {
+        let eager_generation = {
+            let view = herder.view();
+            view.generation > 0 && view.protocol_version == 0
+        };
+        if mode == ConnectProtocolCompatibility::Eager || eager_generation {
+            // Eager rebalancing stops everything before every join.
             self.revoke_everything().await;
+            let mut view = herder.view();
+            view.owned = Owned::default();
+            view.allocation = None;
         }
         let snapshot = herder.configs.snapshot();
-        let allocation = {
-            let view = herder.view();
-            owned_assignment(&view.owned)
-        };
-        let protocols = protocol::metadata_protocols(
-            mode,
-            &herder.url,
-            snapshot.offset(),
-            allocation.as_ref(),
-        )
-        .map_err(|e| GroupError::Config(e.to_string()))?
-        .into_iter()
-        .map(|(name, bytes)| (name.to_owned(), Bytes::from(bytes)))
-        .collect::<Vec<_>>();
+        let allocation = herder.view().allocation.clone();
+        let protocols =
+            protocol::metadata_protocols(mode, &herder.url, snapshot.offset(), allocation.as_ref())
+                .map_err(|e| GroupError::Config(e.to_string()))?
+                .into_iter()
+                .map(|(name, bytes)| (name.to_owned(), Bytes::from(bytes)))
+                .collect::<Vec<_>>();
         let joined = self.member.join(&protocols).await?;
         let version = protocol::protocol_version(&joined.protocol_name).unwrap_or(0);
         tracing::info!(
@@ -328,8 +340,14 @@ impl Tick {
         }
         herder.statuses.set_generation(joined.generation_id);
         if assignment.failed() {
-            tracing::info!(offset = assignment.config_offset, "Config mismatch with the leader; reading the config topic");
-            let _ = herder.configs.read_to_end(herder.config.worker_sync_timeout).await;
+            tracing::info!(
+                offset = assignment.config_offset,
+                "Config mismatch with the leader; reading the config topic"
+            );
+            let _ = herder
+                .configs
+                .read_to_end(herder.config.worker_sync_timeout)
+                .await;
             return Ok(RoundOutcome {
                 rejoin_now: true,
                 rejoin_at: None,
@@ -339,22 +357,26 @@ impl Tick {
             .revoke(&assignment.revoked_connectors, &assignment.revoked_tasks)
             .await;
         {
+            // What this worker owns from now on: the new assignment merged into the previous
+            // one (cooperative), or the new one alone (eager). It is reported back as the
+            // allocation of the next join.
             let mut view = herder.view();
-            let owned = &mut view.owned;
-            if mode == ConnectProtocolCompatibility::Eager || version == 0 {
-                *owned = Owned::default();
-            }
-            for name in &assignment.revoked_connectors {
-                owned.connectors.remove(name);
-            }
-            for id in &assignment.revoked_tasks {
-                owned.tasks.remove(id);
-            }
-            owned.connectors.extend(assignment.connectors.iter().cloned());
-            owned.tasks.extend(assignment.tasks.iter().cloned());
+            let mut merged =
+                apply_assignment(view.allocation.as_ref(), &assignment, mode_in_use(version));
+            merged.revoked_connectors.clear();
+            merged.revoked_tasks.clear();
+            merged.delay = 0;
+            view.owned = Owned {
+                connectors: merged.connectors.iter().cloned().collect(),
+                tasks: merged.tasks.iter().cloned().collect(),
+            };
+            view.allocation = Some(merged);
         }
         if herder.configs.snapshot().offset() < assignment.config_offset {
-            let _ = herder.configs.read_to_end(herder.config.worker_sync_timeout).await;
+            let _ = herder
+                .configs
+                .read_to_end(herder.config.worker_sync_timeout)
+                .await;
         }
         let snapshot = herder.configs.snapshot();
         if snapshot.offset() != assignment.config_offset {
@@ -450,13 +472,7 @@ impl Tick {
     }
 }
 
-/// What this worker owns, as the `allocation` of its member metadata (absent when nothing).
-fn owned_assignment(owned: &Owned) -> Option<Assignment> {
-    if owned.connectors.is_empty() && owned.tasks.is_empty() {
-        return None;
-    }
-    let mut a = Assignment::empty();
-    a.connectors = owned.connectors.iter().cloned().collect();
-    a.tasks = owned.tasks.iter().cloned().collect();
-    Some(a)
+fn mode_in_use(version: i16) -> ConnectProtocolCompatibility {
+    ConnectProtocolCompatibility::from_version(version)
+        .unwrap_or(ConnectProtocolCompatibility::Eager)
 }

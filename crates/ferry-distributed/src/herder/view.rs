@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use ferry_runtime::status::TaskId;
 
 use crate::assignor::LeaderState;
+use crate::protocol::Assignment;
 
 /// The connectors and tasks of one worker.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,6 +26,8 @@ pub struct View {
     /// A config change is waiting for a rebalance; some reads answer 409 meanwhile.
     pub rebalance_pending: bool,
     pub owned: Owned,
+    /// The last assignment, merged: what the next join reports as this worker's allocation.
+    pub allocation: Option<Assignment>,
     /// What this worker has started and not stopped (a subset of `owned`, or equal to it once
     /// work has started after a rebalance). Failed instances count as running.
     pub running: Owned,

@@ -22,21 +22,29 @@ impl DistributedHerder {
         };
         let target = Self::target_of(snapshot, name);
         self.view().running.connectors.insert(name.to_owned());
-        if self.worker.start_connector(name, config, target).is_ok() && target == TargetState::Started {
-            let _ = self.requests.send(LoopRequest::Reconfigure(name.to_owned()));
+        if self.worker.start_connector(name, config, target).is_ok()
+            && target == TargetState::Started
+        {
+            let _ = self
+                .requests
+                .send(LoopRequest::Reconfigure(name.to_owned()));
         }
     }
 
     pub(crate) fn start_task_here(&self, snapshot: &ClusterConfigSnapshot, id: &TaskId) {
-        let (Some(config), Some(task_config)) =
-            (snapshot.connector_config(&id.connector), snapshot.task_config(id))
-        else {
+        let (Some(config), Some(task_config)) = (
+            snapshot.connector_config(&id.connector),
+            snapshot.task_config(id),
+        ) else {
             return;
         };
         self.worker
             .ensure_target_state(&id.connector, Self::target_of(snapshot, &id.connector));
         self.view().running.tasks.insert(id.clone());
-        if let Err(error) = self.worker.start_task(id.clone(), config, task_config.clone()) {
+        if let Err(error) = self
+            .worker
+            .start_task(id.clone(), config, task_config.clone())
+        {
             tracing::error!(task = %id, %error, "Failed to start task");
         }
     }
@@ -134,7 +142,9 @@ impl DistributedHerder {
         }
         self.worker.set_target_state(name, target);
         if owns_connector && target == TargetState::Started {
-            let _ = self.requests.send(LoopRequest::Reconfigure(name.to_owned()));
+            let _ = self
+                .requests
+                .send(LoopRequest::Reconfigure(name.to_owned()));
         }
     }
 

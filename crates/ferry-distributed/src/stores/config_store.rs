@@ -12,10 +12,10 @@ use ferry_runtime::worker::TargetState;
 use tokio::sync::mpsc;
 
 use crate::config_topic::records::{ConfigRecord, ConnectorRestart, SessionKey};
-use ferry_runtime::herder::RestartRequest;
-use ferry_runtime::status::TaskId;
 use crate::config_topic::state::{ClusterConfigSnapshot, ConfigEvent, ConfigState};
 use crate::stores::StoreError;
+use ferry_runtime::herder::RestartRequest;
+use ferry_runtime::status::TaskId;
 
 /// Java's budget for a privileged write and the read that follows it.
 const READ_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,9 +45,15 @@ impl KafkaConfigStore {
             consumer,
             producer,
             Box::new(move |record: LogRecord| {
-                let Some(key) = record.key.as_deref().and_then(|k| std::str::from_utf8(k).ok())
+                let Some(key) = record
+                    .key
+                    .as_deref()
+                    .and_then(|k| std::str::from_utf8(k).ok())
                 else {
-                    tracing::warn!(offset = record.offset, "Skipping a config record without a string key");
+                    tracing::warn!(
+                        offset = record.offset,
+                        "Skipping a config record without a string key"
+                    );
                     return;
                 };
                 match ConfigRecord::parse(key, record.value.as_deref()) {
@@ -185,7 +191,8 @@ impl KafkaConfigStore {
     }
 
     pub async fn put_session_key(&self, key: SessionKey) -> Result<(), StoreError> {
-        self.write_and_read(vec![ConfigRecord::SessionKey(key)]).await
+        self.write_and_read(vec![ConfigRecord::SessionKey(key)])
+            .await
     }
 
     pub fn stop(&mut self) {

@@ -75,9 +75,7 @@ impl OffsetBackingStore for KafkaOffsetStore {
     }
 
     async fn set(&self, entries: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> Result<(), OffsetStoreError> {
-        let sends = entries
-            .iter()
-            .map(|(k, v)| self.log.send(k, v.as_deref()));
+        let sends = entries.iter().map(|(k, v)| self.log.send(k, v.as_deref()));
         for result in futures::future::join_all(sends).await {
             result.map_err(|e| OffsetStoreError::Data(format!("could not write offsets: {e}")))?;
         }

@@ -43,7 +43,10 @@ impl KafkaStatusStore {
             consumer,
             producer,
             Box::new(move |record: LogRecord| {
-                let Some(key) = record.key.as_deref().and_then(|k| std::str::from_utf8(k).ok())
+                let Some(key) = record
+                    .key
+                    .as_deref()
+                    .and_then(|k| std::str::from_utf8(k).ok())
                 else {
                     return;
                 };
@@ -57,7 +60,9 @@ impl KafkaStatusStore {
                         lock(&sink_cache).apply(parsed);
                     }
                     Ok(None) => {}
-                    Err(error) => tracing::warn!(%key, %error, "Skipping a status record that cannot be read"),
+                    Err(error) => {
+                        tracing::warn!(%key, %error, "Skipping a status record that cannot be read")
+                    }
                 }
             }),
         )?;
@@ -124,7 +129,9 @@ impl StatusStore for KafkaStatusStore {
     }
 
     fn connector(&self, connector: &str) -> Option<Status> {
-        lock(&self.cache).connector(connector).map(|v| v.status.clone())
+        lock(&self.cache)
+            .connector(connector)
+            .map(|v| v.status.clone())
     }
 
     fn tasks(&self, connector: &str) -> Vec<(usize, Status)> {

@@ -40,7 +40,8 @@ const PASS_THROUGH_PREFIXES: &[&str] = &[
 
 /// Java client settings a worker may carry at the top level; known, but used only by clients.
 /// Settings under these prefixes become topic configs of the internal topics (distributed mode).
-const DISTRIBUTED_TOPIC_PREFIXES: &[&str] = &["config.storage.", "offset.storage.", "status.storage."];
+const DISTRIBUTED_TOPIC_PREFIXES: &[&str] =
+    &["config.storage.", "offset.storage.", "status.storage."];
 
 const CLIENT_KEYS: &[&str] = &[
     "client.dns.lookup",

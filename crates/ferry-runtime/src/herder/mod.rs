@@ -7,7 +7,9 @@ mod validation;
 use async_trait::async_trait;
 use ferry_api::ConfigMap;
 
-pub use offsets::{alter as alter_offsets, read as read_offsets, reset as reset_offsets, ConnectorOffset};
+pub use offsets::{
+    alter as alter_offsets, read as read_offsets, reset as reset_offsets, ConnectorOffset,
+};
 pub use standalone::StandaloneHerder;
 pub use validation::{config_infos, validate_connector_config, ConfigInfos};
 

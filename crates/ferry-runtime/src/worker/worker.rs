@@ -375,10 +375,9 @@ impl Worker {
             .get(crate::config::connector::CONNECTOR_CLASS)
             .cloned()
             .unwrap_or_default();
-        let plugin = self
-            .registry
-            .connector(&class)
-            .ok_or_else(|| ConnectError::other(ConnectorRuntimeError::UnknownClass(class).to_string()))?;
+        let plugin = self.registry.connector(&class).ok_or_else(|| {
+            ConnectError::other(ConnectorRuntimeError::UnknownClass(class).to_string())
+        })?;
         let instance = (plugin.create)();
         let (key_converter, key_class) =
             key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
