@@ -297,6 +297,20 @@ impl Ferry {
         );
     }
 
+    /// SIGTERM and wait, whatever the exit status (a JVM ends with 143).
+    pub fn terminate(mut self) {
+        Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        wait_until(
+            "the process to stop after SIGTERM",
+            Duration::from_secs(120),
+            || self.child.try_wait().unwrap().is_some(),
+        );
+    }
+
     /// SIGKILL: the crash path.
     pub fn kill9(mut self) {
         self.child.kill().unwrap();
