@@ -252,6 +252,9 @@ impl Worker {
                 tracing::warn!(%error, "Connector failed while stopping");
             }
             tracing::info!("Connector stopped");
+            // As Java's shutdown listener does; in distributed mode the write is conditional, so
+            // it never hides the state a new owner reported.
+            self.connector_status(name, State::Unassigned, None);
         }
     }
 
