@@ -3,38 +3,25 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{anyhow, Context};
+use anyhow::Context;
 use ferry_distributed::boot::{self, BootSettings};
 use ferry_distributed::config::DistributedConfig;
 use ferry_runtime::config::files::load_properties;
 use ferry_runtime::plugins::Registry;
 use tokio_util::sync::CancellationToken;
 
-use crate::standalone::{admin_enabled, cluster_id, wait_for_signal, worker_id};
+use crate::standalone::{
+    admin_enabled, cluster_id, invalid_worker_config, rest_options, wait_for_signal, worker_id,
+};
 
 pub async fn run(
     worker_path: &Path,
     log_levels: Arc<dyn ferry_rest::LogLevels>,
 ) -> anyhow::Result<()> {
     let props = load_properties(worker_path)?;
-    let config = DistributedConfig::parse(&props).map_err(|e| {
-        let lines: Vec<String> = e
-            .problems
-            .iter()
-            .map(|p| format!("  {}: {}", p.key, p.message))
-            .collect();
-        anyhow!(
-            "{} is not a valid worker config:\n{}",
-            worker_path.display(),
-            lines.join("\n")
-        )
-    })?;
-    let rest_options = ferry_rest::RestOptions::from_worker(&props).map_err(|e| {
-        anyhow!(
-            "{} is not a valid worker config: {e}",
-            worker_path.display()
-        )
-    })?;
+    let config =
+        DistributedConfig::parse(&props).map_err(|e| invalid_worker_config(worker_path, &e))?;
+    let rest_options = rest_options(worker_path, &props)?;
     for warning in config.warnings() {
         tracing::warn!("{warning}");
     }

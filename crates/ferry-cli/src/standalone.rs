@@ -82,24 +82,9 @@ pub async fn run(
     log_levels: Arc<dyn ferry_rest::LogLevels>,
 ) -> anyhow::Result<()> {
     let props = load_properties(worker_path)?;
-    let config = WorkerConfig::standalone(&props).map_err(|e| {
-        let lines: Vec<String> = e
-            .problems
-            .iter()
-            .map(|p| format!("  {}: {}", p.key, p.message))
-            .collect();
-        anyhow!(
-            "{} is not a valid worker config:\n{}",
-            worker_path.display(),
-            lines.join("\n")
-        )
-    })?;
-    let rest_options = ferry_rest::RestOptions::from_worker(&props).map_err(|e| {
-        anyhow!(
-            "{} is not a valid worker config: {e}",
-            worker_path.display()
-        )
-    })?;
+    let config =
+        WorkerConfig::standalone(&props).map_err(|e| invalid_worker_config(worker_path, &e))?;
+    let rest_options = rest_options(worker_path, &props)?;
     for warning in config.warnings() {
         tracing::warn!("{warning}");
     }
@@ -173,6 +158,31 @@ pub async fn run(
     let _ = rest.await;
     tracing::info!("Ferry standalone worker stopped");
     failure.map_or(Ok(()), Err)
+}
+
+/// Every bad key of a worker config, one per line.
+pub(crate) fn invalid_worker_config(
+    path: &Path,
+    error: &ferry_api::config::ConfigError,
+) -> anyhow::Error {
+    let lines: Vec<String> = error
+        .problems
+        .iter()
+        .map(|p| format!("  {}: {}", p.key, p.message))
+        .collect();
+    anyhow!(
+        "{} is not a valid worker config:\n{}",
+        path.display(),
+        lines.join("\n")
+    )
+}
+
+pub(crate) fn rest_options(
+    path: &Path,
+    props: &ferry_api::ConfigMap,
+) -> anyhow::Result<ferry_rest::RestOptions> {
+    ferry_rest::RestOptions::from_worker(props)
+        .map_err(|e| anyhow!("{} is not a valid worker config: {e}", path.display()))
 }
 
 /// `admin.listeners` set to an empty value turns the admin endpoints off, as in Java.

@@ -186,25 +186,16 @@ fn base_uri(headers: &HeaderMap) -> String {
 
 /// 201 with the new connector's `Location`, as Java answers a create.
 fn created(base: &str, name: &str, info: &ferry_runtime::herder::ConnectorInfo) -> Response {
-    let location = format!("{base}/connectors/{}", encode_path_segment(name));
+    let location = format!(
+        "{base}/connectors/{}",
+        ferry_runtime::herder::status_view::encode_path_segment(name)
+    );
     (
         StatusCode::CREATED,
         [(header::LOCATION, location)],
         Json(connector_info(info)),
     )
         .into_response()
-}
-
-fn encode_path_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 pub(crate) async fn patch_config(

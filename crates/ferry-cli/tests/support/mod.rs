@@ -36,11 +36,16 @@ pub fn unique(prefix: &str) -> String {
     )
 }
 
-/// A REST port no other test of this run uses.
+/// A REST port no other test of this run uses and nothing listens on now.
 pub fn port() -> u16 {
     static NEXT: AtomicU16 = AtomicU16::new(0);
-    let base = 20000 + (std::process::id() % 2000) as u16 * 10;
-    base + NEXT.fetch_add(1, Ordering::Relaxed)
+    let base = 20000 + (std::process::id() % 1000) as u16 * 40;
+    loop {
+        let candidate = base + NEXT.fetch_add(1, Ordering::Relaxed) % 40;
+        if std::net::TcpListener::bind(("127.0.0.1", candidate)).is_ok() {
+            return candidate;
+        }
+    }
 }
 
 /// Polls `condition` until it holds or `timeout` passes; panics naming `what` on timeout.

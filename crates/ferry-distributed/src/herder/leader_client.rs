@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ferry_api::ConfigMap;
+use ferry_runtime::herder::status_view::encode_path_segment;
 
 use crate::herder::signing::{sign, ALGORITHM_HEADER, HMAC_SHA256, SIGNATURE_HEADER};
 
@@ -36,7 +37,7 @@ pub async fn send_task_configs(
     let url = format!(
         "{}/connectors/{}/tasks?forward=true",
         leader_url.trim_end_matches('/'),
-        encode_segment(connector)
+        encode_path_segment(connector)
     );
     let body = serde_json::to_vec(configs).unwrap_or_default();
     let mut request = client()
@@ -63,16 +64,4 @@ pub async fn send_task_configs(
         status: status.as_u16(),
         body: answer.text().await.unwrap_or_default(),
     })
-}
-
-fn encode_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }

@@ -9,19 +9,19 @@ pub(crate) mod tick;
 mod view;
 mod work;
 
-use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use ferry_api::ConfigMap;
 use ferry_runtime::config::connector::TASKS_MAX;
+use ferry_runtime::herder::status_view;
 use ferry_runtime::herder::{
     validate_connector_config, ConfigPatch, ConnectorInfo, ConnectorOffset, ConnectorStateInfo,
     Herder, HerderError, InternalRequest, RestartRequest, StateInfo, Written,
 };
 use ferry_runtime::plugins::{PluginKind, Registry};
-use ferry_runtime::status::{State, Status, StatusStore, TaskId};
+use ferry_runtime::status::{StatusStore, TaskId};
 use ferry_runtime::worker::{TargetState, Worker};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -55,14 +55,6 @@ pub struct DistributedHerder {
 
 fn not_found(name: &str) -> HerderError {
     HerderError::NotFound(format!("Connector {name} not found"))
-}
-
-fn state_info(status: Status) -> StateInfo {
-    StateInfo {
-        state: status.state,
-        trace: status.trace,
-        worker_id: status.worker_id,
-    }
 }
 
 fn store_error(e: crate::stores::StoreError) -> HerderError {
@@ -204,40 +196,6 @@ impl DistributedHerder {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(1)
     }
-
-    /// The KIP-745 plan: the current statuses with the selected instances shown RESTARTING.
-    fn restart_plan(
-        &self,
-        name: &str,
-        request: RestartRequest,
-        kind: Option<PluginKind>,
-    ) -> Result<(ConnectorStateInfo, bool, BTreeSet<usize>), HerderError> {
-        let connector = self.statuses.connector(name).ok_or_else(|| {
-            HerderError::NotFound(format!("Status for connector {name} not found"))
-        })?;
-        let restart_connector = request.restarts_connector(connector.state);
-        let tasks = self.statuses.tasks(name);
-        let restart_tasks: BTreeSet<usize> = tasks
-            .iter()
-            .filter(|(_, s)| request.restarts_task(s.state))
-            .map(|(i, _)| *i)
-            .collect();
-        let mut plan = ConnectorStateInfo {
-            name: name.to_owned(),
-            connector: state_info(connector),
-            tasks: tasks.into_iter().map(|(i, s)| (i, state_info(s))).collect(),
-            kind,
-        };
-        if restart_connector {
-            plan.connector.state = State::Restarting;
-        }
-        for (i, t) in &mut plan.tasks {
-            if restart_tasks.contains(i) {
-                t.state = State::Restarting;
-            }
-        }
-        Ok((plan, restart_connector, restart_tasks))
-    }
 }
 
 #[async_trait]
@@ -253,32 +211,15 @@ impl Herder for DistributedHerder {
     }
 
     async fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
-        let snapshot = self.snapshot();
-        let kind = snapshot
+        let kind = self
+            .snapshot()
             .connector_config(name)
             .and_then(|c| self.kind_of(c));
-        let connector = self.statuses.connector(name).ok_or_else(|| {
-            HerderError::NotFound(format!("No status found for connector {name}"))
-        })?;
-        let tasks = self
-            .statuses
-            .tasks(name)
-            .into_iter()
-            .map(|(i, s)| (i, state_info(s)))
-            .collect();
-        Ok(ConnectorStateInfo {
-            name: name.to_owned(),
-            connector: state_info(connector),
-            tasks,
-            kind,
-        })
+        status_view::connector_state(self.statuses.as_ref(), name, kind)
     }
 
     async fn task_status(&self, id: &TaskId) -> Result<StateInfo, HerderError> {
-        self.statuses
-            .task(id)
-            .map(state_info)
-            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))
+        status_view::task_state(self.statuses.as_ref(), id)
     }
 
     async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
@@ -437,12 +378,13 @@ impl Herder for DistributedHerder {
         let config = snapshot
             .connector_config(name)
             .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {name}")))?;
-        let (plan, _, _) = self.restart_plan(name, request, self.kind_of(config))?;
+        let plan =
+            status_view::restart_plan(self.statuses.as_ref(), name, request, self.kind_of(config))?;
         self.configs
             .put_restart_request(name, request.include_tasks, request.only_failed)
             .await
             .map_err(store_error)?;
-        Ok(plan)
+        Ok(plan.answer)
     }
 
     async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError> {

@@ -156,7 +156,12 @@ impl DistributedHerder {
         name: &str,
         request: RestartRequest,
     ) {
-        let Ok((_, restart_connector, tasks)) = self.restart_plan(name, request, None) else {
+        let Ok(plan) = ferry_runtime::herder::status_view::restart_plan(
+            self.statuses.as_ref(),
+            name,
+            request,
+            None,
+        ) else {
             tracing::info!(connector = %name, "Skipping a restart request for a connector without status");
             return;
         };
@@ -164,7 +169,7 @@ impl DistributedHerder {
             let view = self.view();
             (
                 view.owned.connectors.contains(name),
-                tasks
+                plan.restart_tasks
                     .iter()
                     .map(|&task| TaskId {
                         connector: name.to_owned(),
@@ -182,11 +187,11 @@ impl DistributedHerder {
                 generation: 0,
             })
         };
-        if !(restart_connector && owns_connector) && own_tasks.is_empty() {
+        if !(plan.restart_connector && owns_connector) && own_tasks.is_empty() {
             tracing::info!("Restart request for {name} selects nothing here");
             return;
         }
-        if restart_connector && owns_connector {
+        if plan.restart_connector && owns_connector {
             tracing::info!("Restarting by request connector {name}");
             self.stop_connector_here(name);
             restarting(&|s| self.statuses.put_connector(name, s));
@@ -196,7 +201,7 @@ impl DistributedHerder {
             tracing::info!("Restarting by request task {id}");
             restarting(&|s| self.statuses.put_task(id, s));
         }
-        if restart_connector && owns_connector {
+        if plan.restart_connector && owns_connector {
             self.start_connector_here(snapshot, name);
         }
         for id in &own_tasks {

@@ -2,6 +2,7 @@
 
 mod offsets;
 mod standalone;
+pub mod status_view;
 mod validation;
 
 use async_trait::async_trait;

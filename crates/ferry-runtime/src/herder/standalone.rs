@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, Mutex};
 
 use crate::config::connector::TASKS_MAX;
 use crate::herder::offsets::{self, ConnectorOffset};
+use crate::herder::status_view::{self, restart_plan};
 use crate::herder::validation::validate_connector_config;
 use crate::herder::{
     ConfigPatch, ConnectorInfo, ConnectorStateInfo, Herder, HerderError, RestartRequest, StateInfo,
@@ -36,14 +37,6 @@ pub struct StandaloneHerder {
 
 fn not_found(name: &str) -> HerderError {
     HerderError::NotFound(format!("Connector {name} not found"))
-}
-
-fn state_info(status: Status) -> StateInfo {
-    StateInfo {
-        state: status.state,
-        trace: status.trace,
-        worker_id: status.worker_id,
-    }
 }
 
 impl StandaloneHerder {
@@ -261,29 +254,11 @@ impl Herder for StandaloneHerder {
 
     async fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
         let kind = self.connectors.lock().await.get(name).map(|e| e.kind);
-        let store = self.worker.status_store();
-        let connector = store.connector(name).ok_or_else(|| {
-            HerderError::NotFound(format!("No status found for connector {name}"))
-        })?;
-        let tasks = store
-            .tasks(name)
-            .into_iter()
-            .map(|(i, s)| (i, state_info(s)))
-            .collect();
-        Ok(ConnectorStateInfo {
-            name: name.to_owned(),
-            connector: state_info(connector),
-            tasks,
-            kind,
-        })
+        status_view::connector_state(self.worker.status_store().as_ref(), name, kind)
     }
 
     async fn task_status(&self, id: &TaskId) -> Result<StateInfo, HerderError> {
-        self.worker
-            .status_store()
-            .task(id)
-            .map(state_info)
-            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))
+        status_view::task_state(self.worker.status_store().as_ref(), id)
     }
 
     async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
@@ -444,31 +419,14 @@ impl Herder for StandaloneHerder {
         let entry = connectors
             .get_mut(name)
             .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {name}")))?;
-        let store = self.worker.status_store();
-        let connector = store.connector(name).ok_or_else(|| {
-            HerderError::NotFound(format!("Status for connector {name} not found"))
-        })?;
-        let restart_connector = request.restarts_connector(connector.state);
-        let tasks = store.tasks(name);
-        let restart_tasks: Vec<usize> = tasks
-            .iter()
-            .filter(|(_, s)| request.restarts_task(s.state))
-            .map(|(i, _)| *i)
-            .collect();
-        let mut plan = ConnectorStateInfo {
-            name: name.to_owned(),
-            connector: state_info(connector),
-            tasks: tasks.into_iter().map(|(i, s)| (i, state_info(s))).collect(),
-            kind: Some(entry.kind),
-        };
-        if restart_connector {
-            plan.connector.state = State::Restarting;
-        }
-        for (i, t) in &mut plan.tasks {
-            if restart_tasks.contains(i) {
-                t.state = State::Restarting;
-            }
-        }
+        let plan = restart_plan(
+            self.worker.status_store().as_ref(),
+            name,
+            request,
+            Some(entry.kind),
+        )?;
+        let restart_connector = plan.restart_connector;
+        let restart_tasks = plan.restart_tasks;
         if restart_connector {
             self.worker.stop_connector(name);
             self.write_status(None, name, State::Restarting);
@@ -493,7 +451,7 @@ impl Herder for StandaloneHerder {
             }
         }
         self.start_tasks(name, entry, restart_tasks);
-        Ok(plan)
+        Ok(plan.answer)
     }
 
     async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError> {
