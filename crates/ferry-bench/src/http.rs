@@ -25,6 +25,20 @@ fn split(url: &str) -> anyhow::Result<(String, String)> {
 
 /// `GET url`: the status and body, or an error when nothing answers.
 pub fn get(url: &str, timeout: Duration) -> anyhow::Result<(u16, String)> {
+    request("GET", url, None, timeout)
+}
+
+/// `POST url` with a JSON body: the status and body, or an error when nothing answers.
+pub fn post_json(url: &str, body: &str, timeout: Duration) -> anyhow::Result<(u16, String)> {
+    request("POST", url, Some(body), timeout)
+}
+
+fn request(
+    method: &str,
+    url: &str,
+    body: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<(u16, String)> {
     let (authority, path) = split(url)?;
     let addr = authority
         .to_socket_addrs()?
@@ -33,20 +47,29 @@ pub fn get(url: &str, timeout: Duration) -> anyhow::Result<(u16, String)> {
     let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.0\r\nHost: {authority}\r\nAccept: application/json\r\n\r\n"
-    )?;
+    let mut head =
+        format!("{method} {path} HTTP/1.0\r\nHost: {authority}\r\nAccept: application/json\r\n");
+    if let Some(body) = body {
+        head.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    if let Some(body) = body {
+        stream.write_all(body.as_bytes())?;
+    }
     let mut response = Vec::new();
     stream.read_to_end(&mut response)?;
     let response = String::from_utf8_lossy(&response);
     let Some((head, body)) = response.split_once("\r\n\r\n") else {
-        bail!("{url}: malformed response");
+        bail!("{method} {url}: malformed response");
     };
     let code = head
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
-        .with_context(|| format!("{url}: no status code"))?;
+        .with_context(|| format!("{method} {url}: no status code"))?;
     Ok((code, body.to_owned()))
 }

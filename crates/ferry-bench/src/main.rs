@@ -1,7 +1,10 @@
 //! `ferry-bench`: the pieces of `scripts/bench` that are better done in a compiled program than in
 //! bash: the raw librdkafka baseline (the practical limit a connector runtime can approach),
-//! precise waits on topics, files and REST endpoints, start-up timing, and the results report.
+//! precise waits on topics, files and REST endpoints, start-up timing, the distributed-mode
+//! timings (a connector created to all tasks RUNNING, failover after kill -9) and the results
+//! report.
 
+mod cluster;
 mod http;
 mod raw;
 mod report;
@@ -48,12 +51,15 @@ enum Command {
         #[arg(short = 'X', value_name = "KEY=VALUE")]
         extra: Vec<String>,
     },
-    /// Create a topic with the broker's default partitions and replication.
+    /// Create a topic with the broker's default replication and, unless given, partitions.
     CreateTopic {
         #[arg(long, default_value = "127.0.0.1:9092")]
         bootstrap: String,
         #[arg(long)]
         topic: String,
+        /// The broker's default when -1.
+        #[arg(long, default_value_t = -1, allow_negative_numbers = true)]
+        partitions: i32,
     },
     /// Print the librdkafka version this binary links.
     Versions,
@@ -98,6 +104,39 @@ enum Command {
         url: String,
         #[arg(long)]
         count: usize,
+        #[arg(long, default_value_t = 300)]
+        timeout_s: u64,
+    },
+    /// POST a connector to `<url>/connectors` (again while it answers 409), wait until
+    /// `GET <url>/connectors/{name}/status` shows the connector and `tasks` tasks RUNNING, and
+    /// print the ms from the first POST.
+    CreateRunning {
+        /// The worker's base URL, e.g. http://127.0.0.1:8083.
+        #[arg(long)]
+        url: String,
+        /// The JSON body of the POST: {"name": ..., "config": {...}}.
+        #[arg(long)]
+        body: String,
+        #[arg(long)]
+        tasks: usize,
+        #[arg(long, default_value_t = 300)]
+        timeout_s: u64,
+    },
+    /// kill -9 the first candidate worker running a task of `connector`, wait until
+    /// `GET <url>/connectors/{connector}/status` shows `tasks` tasks RUNNING on other workers,
+    /// and print the ms from the kill.
+    Failover {
+        /// The base URL of a worker that is not a candidate; its status answers are timed.
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        connector: String,
+        #[arg(long)]
+        tasks: usize,
+        /// `WORKER_ID=PID` (the worker id as the status reports it, e.g. 127.0.0.1:8084),
+        /// in order of preference; repeatable.
+        #[arg(long = "candidate", value_name = "WORKER_ID=PID", required = true)]
+        candidates: Vec<String>,
         #[arg(long, default_value_t = 300)]
         timeout_s: u64,
     },
@@ -149,7 +188,11 @@ fn main() -> anyhow::Result<()> {
             let ms = raw::consume(&bootstrap, &topic, count, secs(timeout_s), &extra)?;
             println!("{ms}");
         }
-        Command::CreateTopic { bootstrap, topic } => raw::create_topic(&bootstrap, &topic)?,
+        Command::CreateTopic {
+            bootstrap,
+            topic,
+            partitions,
+        } => raw::create_topic(&bootstrap, &topic, partitions)?,
         Command::Versions => {
             let (_, version) = ferry_kafka::rdkafka::util::get_rdkafka_version();
             println!("librdkafka {version}");
@@ -174,6 +217,29 @@ fn main() -> anyhow::Result<()> {
             count,
             timeout_s,
         } => wait::running(&url, count, secs(timeout_s))?,
+        Command::CreateRunning {
+            url,
+            body,
+            tasks,
+            timeout_s,
+        } => {
+            let ms = cluster::create_running(&url, &body, tasks, secs(timeout_s))?;
+            println!("{ms}");
+        }
+        Command::Failover {
+            url,
+            connector,
+            tasks,
+            candidates,
+            timeout_s,
+        } => {
+            let candidates = candidates
+                .iter()
+                .map(|c| cluster::candidate(c))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let ms = cluster::failover(&url, &connector, tasks, &candidates, secs(timeout_s))?;
+            println!("{ms}");
+        }
         Command::Startup {
             url,
             log,

@@ -188,12 +188,13 @@ fn sum_end_offsets(admin: &Admin, topic: &str) -> anyhow::Result<u64> {
     Ok(ends.iter().map(|o| (*o).max(0) as u64).sum())
 }
 
-/// Creates `topic` with the broker's default partition count and replication factor.
-pub fn create_topic(bootstrap: &str, topic: &str) -> anyhow::Result<()> {
+/// Creates `topic` with the broker's default replication factor and `partitions` partitions
+/// (the broker's default when -1).
+pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> anyhow::Result<()> {
     let admin = admin(bootstrap)?;
     let spec = TopicSpec {
         name: topic.to_owned(),
-        partitions: -1,
+        partitions,
         replication_factor: -1,
         configs: Vec::new(),
     };

@@ -204,8 +204,9 @@ pub fn markdown(summaries: &[Summary], meta: &[(String, String)]) -> String {
     out.push_str(&table(summaries));
     out.push_str(
         "\nFerry/Java and Ferry/limit are ratios of the medians. For throughput (records/s) higher is \
-         better for Ferry; for memory (MiB) and start-up (ms) lower is better, so a ratio below 1 \
-         favours Ferry. The limit is the raw librdkafka client (producer for W1, consumer for W2).\n",
+         better for Ferry; for memory (MiB) and times (ms: start-up, W6 create to running and \
+         failover) lower is better, so a ratio below 1 favours Ferry. The limit is the raw \
+         librdkafka client (producer for W1, consumer for W2).\n",
     );
     let workloads: Vec<&str> = all("workload").collect();
     if !workloads.is_empty() {

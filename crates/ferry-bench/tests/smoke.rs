@@ -1,4 +1,5 @@
-//! Runs `scripts/bench --smoke` (2,000 lines, one run of everything) so the harness cannot rot.
+//! Runs `scripts/bench --smoke` (2,000 lines, one run of everything, W6's three-worker clusters
+//! included) so the harness cannot rot.
 //! It asserts only that every workload got a figure from every system it applies to, never a
 //! timing. Needs a broker: `scripts/kafka start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092.
 #![cfg(feature = "kafka-integration-tests")]
@@ -48,6 +49,8 @@ fn bench_smoke_run_reports_every_workload_and_system() {
         ("W4 idle RSS", &["ferry", "java"][..]),
         ("W4 RSS, 50 source connectors", &["ferry", "java"][..]),
         ("W5 startup", &["ferry", "java"][..]),
+        ("W6 create to running", &["ferry", "java"][..]),
+        ("W6 failover", &["ferry", "java"][..]),
     ];
     if !markdown.contains("W3 skipped") {
         expected.push(("W3 JSON + 3 transforms pipeline", &["ferry", "java"][..]));
@@ -65,4 +68,15 @@ fn bench_smoke_run_reports_every_workload_and_system() {
     assert!(markdown
         .contains("| Workload | Ferry | Java Connect | Raw client | Ferry/Java | Ferry/limit |"));
     assert!(markdown.contains("SMOKE RUN"));
+    assert!(
+        !markdown.contains("not measured"),
+        "every workload is measured now:\n{markdown}"
+    );
+    for w6 in ["W6 create to running", "W6 failover"] {
+        let unit = rows
+            .iter()
+            .find(|r| r["workload"] == w6)
+            .map(|r| r["unit"].clone());
+        assert_eq!(unit, Some(serde_json::json!("ms")), "{w6}:\n{text}");
+    }
 }
