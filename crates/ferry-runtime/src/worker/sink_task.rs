@@ -97,6 +97,10 @@ pub(crate) async fn run(
         // Java's consumer refetches metadata soon when a subscribed topic is missing;
         // librdkafka waits for its periodic refresh (5 min by default), so refresh more often.
         ("topic.metadata.refresh.interval.ms", "10000"),
+        // Once its prefetch queue holds `queued.min.messages`, librdkafka postpones the next
+        // fetch by this much (1 s by default): a sink that drains the queue faster then stalls
+        // for most of every second. Java's consumer fetches again as soon as it has room.
+        ("fetch.queue.backoff.ms", "5"),
     ];
     let config =
         ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed);
