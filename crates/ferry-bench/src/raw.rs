@@ -131,7 +131,9 @@ pub fn consume(
             format!("ferry-bench-raw-{}", std::process::id()),
         )
         .set("enable.auto.commit", "false")
-        .set("enable.partition.eof", "false");
+        .set("enable.partition.eof", "false")
+        // As Ferry's sink consumers do: no 1 s pause each time the prefetch queue fills.
+        .set("fetch.queue.backoff.ms", "5");
     let start = Instant::now();
     let consumer: BaseConsumer = config.create().context("creating the consumer")?;
     let metadata = consumer

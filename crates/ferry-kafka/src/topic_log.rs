@@ -59,6 +59,8 @@ impl TopicLog {
             .set("enable.auto.commit", "false")
             .set("enable.auto.offset.store", "false")
             .set("auto.offset.reset", "earliest")
+            // Start-up reads whole topics: fetch again as soon as the prefetch queue has room.
+            .set("fetch.queue.backoff.ms", "5")
             .remove("group.id");
         // librdkafka wants a group id even for assign-only consumers that never commit.
         consumer_config.set("group.id", format!("ferry-internal-reader-{topic}"));
