@@ -239,6 +239,53 @@ fn a_connector_created_through_a_follower_spreads_over_the_workers() {
 }
 
 #[test]
+fn the_leader_rotates_expired_session_keys_and_signed_requests_keep_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = Cluster::start(
+        dir.path(),
+        &unique("keys"),
+        2,
+        "inter.worker.key.ttl.ms=1500\n",
+    );
+    let rotations = || -> usize {
+        cluster
+            .live()
+            .map(|w| w.log_text().matches("Writing a new session key").count())
+            .sum()
+    };
+    wait_until("three session keys written", SLOW, || rotations() >= 3);
+    // Two connectors land on both workers, so one of them sends its task configs to the leader,
+    // signed with a key written after the rotations began.
+    let topic = unique("keys-topic");
+    create_topic(&topic, 2);
+    let (a, b) = (unique("keys-a"), unique("keys-b"));
+    for name in [&a, &b] {
+        let (code, body) = cluster.worker(1).call(
+            "POST",
+            "/connectors",
+            Some(&file_sink(
+                dir.path(),
+                name,
+                &format!("{name}.txt"),
+                &topic,
+                2,
+            )),
+        );
+        assert_eq!(code, 201, "{body}");
+    }
+    let sa = cluster.agreed_running(&a, 2);
+    let sb = cluster.agreed_running(&b, 2);
+    assert_ne!(
+        sa["connector"]["worker_id"], sb["connector"]["worker_id"],
+        "the connectors should run on different workers"
+    );
+    assert!(rotations() >= 3);
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}
+
+#[test]
 fn the_eager_protocol_spreads_and_moves_work() {
     let dir = tempfile::tempdir().unwrap();
     let mut cluster = Cluster::start(dir.path(), &unique("eager"), 2, "connect.protocol=eager\n");

@@ -8,6 +8,7 @@ use ferry_api::record::OffsetMap;
 use ferry_runtime::storage::offset_codec::{decode_key, decode_offset, encode_key};
 
 struct Line {
+    #[cfg_attr(not(feature = "kafka-integration-tests"), allow(dead_code))]
     partition: i32,
     key: String,
     value: Option<String>,

@@ -112,6 +112,10 @@ impl Tick {
             }
             let next_retry = self.retries.values().map(|(at, _)| *at).min();
             let far = Instant::now() + Duration::from_secs(3600);
+            let key_expiry = self.session_key_expiry().map(|at| {
+                let wait = u64::try_from(at.saturating_sub(now_ms())).unwrap_or(0);
+                Instant::now() + Duration::from_millis(wait)
+            });
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 reason = self.member.rejoin_needed() => {
@@ -143,6 +147,9 @@ impl Tick {
                 _ = tokio::time::sleep_until(rejoin_at.unwrap_or(far)), if rejoin_at.is_some() => {
                     rejoin_at = None;
                     rejoin_now = true;
+                }
+                _ = tokio::time::sleep_until(key_expiry.unwrap_or(far)), if key_expiry.is_some() => {
+                    self.rotate_session_key().await;
                 }
                 _ = tokio::time::sleep_until(next_retry.unwrap_or(far)), if next_retry.is_some() => {
                     let due: Vec<String> = self
@@ -447,20 +454,45 @@ impl Tick {
             }
         }
         if version >= 2 {
-            let ttl = i64::try_from(herder.config.key_ttl.as_millis()).unwrap_or(i64::MAX);
-            let expired = snapshot
+            self.rotate_session_key().await;
+        }
+    }
+
+    /// When the session key expires (ms since the epoch), if this worker leads a `sessioned`
+    /// group; `None` otherwise.
+    fn session_key_expiry(&self) -> Option<i64> {
+        let view = self.herder.view();
+        if !view.is_leader() || view.protocol_version < 2 {
+            return None;
+        }
+        drop(view);
+        let ttl = i64::try_from(self.herder.config.key_ttl.as_millis()).unwrap_or(i64::MAX);
+        Some(
+            self.herder
+                .configs
+                .snapshot()
                 .session_key()
-                .is_none_or(|k| k.creation_timestamp.saturating_add(ttl) <= now_ms());
-            if expired {
-                let key = crate::config_topic::records::SessionKey {
-                    key: signing::generate_key(herder.config.key_size_bits),
-                    algorithm: signing::HMAC_SHA256.to_owned(),
-                    creation_timestamp: now_ms(),
-                };
-                if let Err(error) = herder.configs.put_session_key(key).await {
-                    tracing::error!(%error, "Could not write a new session key");
-                }
-            }
+                .map_or(0, |k| k.creation_timestamp.saturating_add(ttl)),
+        )
+    }
+
+    /// The leader writes a new session key when there is none or the current one expired.
+    async fn rotate_session_key(&self) {
+        if self
+            .session_key_expiry()
+            .is_none_or(|expiry| expiry > now_ms())
+        {
+            return;
+        }
+        let herder = &self.herder;
+        let key = crate::config_topic::records::SessionKey {
+            key: signing::generate_key(herder.config.key_size_bits),
+            algorithm: signing::HMAC_SHA256.to_owned(),
+            creation_timestamp: now_ms(),
+        };
+        tracing::info!("Writing a new session key");
+        if let Err(error) = herder.configs.put_session_key(key).await {
+            tracing::error!(%error, "Could not write a new session key");
         }
     }
 
