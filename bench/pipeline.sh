@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the quickstart pipeline (file source -> Kafka -> file sink, StringConverter) in
 # lines per second with the release binary. Usage: bench/pipeline.sh [lines] (default 1000000).
-# The side-by-side comparison with Java Connect is its own piece of work (scripts/bench, later).
+# scripts/bench compares Ferry with Java Connect and the raw client.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-1000000}

@@ -14,7 +14,7 @@ use ferry_runtime::worker::TargetState;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::entities::{connector_info, connector_status};
+use crate::entities::{connector_info, connector_status, plugin_version};
 use crate::error::ApiError;
 use crate::query;
 use crate::AppState;
@@ -39,7 +39,11 @@ pub(crate) async fn list(
             match *e {
                 "status" => match state.herder.connector_status(&name).await {
                     Ok(s) => {
-                        entry.insert("status".to_owned(), connector_status(&s));
+                        let version = plugin_version(&state, &name).await;
+                        entry.insert(
+                            "status".to_owned(),
+                            connector_status(&s, version.as_deref()),
+                        );
                     }
                     // Java leaves out a connector whose status cannot be found.
                     Err(_) => continue 'connectors,
@@ -60,6 +64,7 @@ pub(crate) async fn list(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct CreateRequest {
     name: Option<String>,
     config: Option<BTreeMap<String, Value>>,
@@ -170,9 +175,9 @@ pub(crate) async fn status(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(connector_status(
-        &state.herder.connector_status(&name).await?,
-    )))
+    let status = state.herder.connector_status(&name).await?;
+    let version = plugin_version(&state, &name).await;
+    Ok(Json(connector_status(&status, version.as_deref())))
 }
 
 /// The absolute base URL of this request (`http://host:port`), for `Location` headers.
@@ -235,7 +240,12 @@ pub(crate) async fn restart(
         .herder
         .restart_connector_and_tasks(&name, request)
         .await?;
-    Ok((StatusCode::ACCEPTED, Json(connector_status(&plan))).into_response())
+    let version = plugin_version(&state, &name).await;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(connector_status(&plan, version.as_deref())),
+    )
+        .into_response())
 }
 
 pub(crate) async fn pause(

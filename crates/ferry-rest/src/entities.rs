@@ -13,29 +13,42 @@ pub(crate) fn connector_info(info: &ConnectorInfo) -> Value {
     })
 }
 
-/// A connector or task state: `id` (tasks only), `state`, `trace` when present, `worker_id`.
-pub(crate) fn state_object(id: Option<usize>, s: &StateInfo) -> Value {
+/// A connector or task state: `id` (tasks only), `state`, `worker_id`, `version` (the plugin's,
+/// null when unknown, as Java 4.1 reports it), `trace` when present.
+pub(crate) fn state_object(id: Option<usize>, s: &StateInfo, version: Option<&str>) -> Value {
     let mut m = Map::new();
     if let Some(id) = id {
         m.insert("id".to_owned(), json!(id));
     }
     m.insert("state".to_owned(), json!(s.state.as_str()));
+    m.insert("worker_id".to_owned(), json!(s.worker_id));
+    m.insert("version".to_owned(), json!(version));
     if let Some(trace) = s.trace.as_ref().filter(|t| !t.is_empty()) {
         m.insert("trace".to_owned(), json!(trace));
     }
-    m.insert("worker_id".to_owned(), json!(s.worker_id));
     Value::Object(m)
 }
 
-pub(crate) fn connector_status(info: &ConnectorStateInfo) -> Value {
+pub(crate) fn connector_status(info: &ConnectorStateInfo, version: Option<&str>) -> Value {
     let mut tasks: Vec<&(usize, StateInfo)> = info.tasks.iter().collect();
     tasks.sort_by_key(|(id, _)| *id);
     json!({
         "name": info.name,
-        "connector": state_object(None, &info.connector),
-        "tasks": tasks.into_iter().map(|(id, s)| state_object(Some(*id), s)).collect::<Vec<_>>(),
+        "connector": state_object(None, &info.connector, version),
+        "tasks": tasks.into_iter().map(|(id, s)| state_object(Some(*id), s, version)).collect::<Vec<_>>(),
         "type": info.kind.map_or("unknown", |k| k.rest_name()),
     })
+}
+
+/// The version of the plugin a connector runs (its tasks report the same), for status answers.
+pub(crate) async fn plugin_version(state: &crate::AppState, connector: &str) -> Option<String> {
+    let info = state.herder.connector_info(connector).await.ok()?;
+    let class = info
+        .config
+        .get(ferry_runtime::config::connector::CONNECTOR_CLASS)?;
+    let registry = state.herder.registry();
+    let version = registry.connector(class)?.version;
+    Some(version.to_owned())
 }
 
 /// Java's `ConfigKeyInfo`.

@@ -80,11 +80,17 @@ pub(crate) async fn not_found_fallback() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "HTTP 404 Not Found")
 }
 
-pub(crate) async fn method_not_allowed_fallback() -> ApiError {
+/// A method the path does not serve answers 405, except OPTIONS, which JAX-RS answers for every
+/// resource with 200 and an empty body.
+pub(crate) async fn method_not_allowed_fallback(method: axum::http::Method) -> Response {
+    if method == axum::http::Method::OPTIONS {
+        return StatusCode::OK.into_response();
+    }
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "HTTP 405 Method Not Allowed",
     )
+    .into_response()
 }
 
 /// How long a request may take before it answers 500, as Java's `RestServer` allows.

@@ -91,7 +91,19 @@ pub(crate) async fn set(
             format!("invalid log level '{level}'."),
         ));
     }
-    let affected = levels.set(&name, &upper);
+    // Java leaves out of its answer the loggers that already had this level.
+    let before = levels.all();
+    let namespace_before = levels.get(&name).level;
+    let affected: Vec<String> = levels
+        .set(&name, &upper)
+        .into_iter()
+        .filter(|logger| {
+            let previous = before
+                .get(logger)
+                .map_or(namespace_before.as_str(), |l| l.level.as_str());
+            previous != upper
+        })
+        .collect();
     // Standalone applies the cluster scope locally, answering as Java does for that scope.
     if params
         .get("scope")

@@ -40,11 +40,8 @@ fn from_json(key: &str, value: &JsonValue) -> Result<Value, ApiError> {
             None => Value::Float64(n.as_f64().unwrap_or(f64::NAN)),
         },
         JsonValue::Array(_) | JsonValue::Object(_) => {
-            let kind = if value.is_array() {
-                "ArrayList"
-            } else {
-                "LinkedHashMap"
-            };
+            // Java names the value's Connect schema type.
+            let kind = if value.is_array() { "ARRAY" } else { "MAP" };
             return Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("Offsets may only contain primitive types as values, but field {key} contains {kind}"),
@@ -99,13 +96,15 @@ pub(crate) async fn alter(
     let offsets = offsets
         .iter()
         .map(|o| {
+            // Java answers a missing or null partition with a 500, as below.
+            let partition = o.partition.as_ref().ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Partition objects cannot be null",
+                )
+            })?;
             Ok(ConnectorOffset {
-                partition: o
-                    .partition
-                    .as_ref()
-                    .map(offset_map)
-                    .transpose()?
-                    .unwrap_or_default(),
+                partition: offset_map(partition)?,
                 offset: o.offset.as_ref().map(offset_map).transpose()?,
             })
         })

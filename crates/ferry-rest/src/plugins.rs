@@ -83,6 +83,20 @@ pub(crate) async fn config(
             .map(config_key)
             .collect::<Vec<_>>())));
     }
+    if let Some(p) = registry.transformation(&plugin) {
+        return Ok(Json(json!((p.create)()
+            .config_def()
+            .keys()
+            .map(config_key)
+            .collect::<Vec<_>>())));
+    }
+    if let Some(p) = registry.predicate(&plugin) {
+        return Ok(Json(json!((p.create)()
+            .config_def()
+            .keys()
+            .map(config_key)
+            .collect::<Vec<_>>())));
+    }
     Err(unknown())
 }
 

@@ -9,7 +9,7 @@ use ferry_runtime::herder::InternalRequest;
 use ferry_runtime::status::TaskId;
 use serde_json::{json, Value};
 
-use crate::entities::state_object;
+use crate::entities::{plugin_version, state_object};
 use crate::error::ApiError;
 use crate::AppState;
 
@@ -44,7 +44,8 @@ pub(crate) async fn status(
 ) -> Result<Json<Value>, ApiError> {
     let id = task_id(name, &task)?;
     let info = state.herder.task_status(&id).await?;
-    Ok(Json(state_object(Some(id.task), &info)))
+    let version = plugin_version(&state, &id.connector).await;
+    Ok(Json(state_object(Some(id.task), &info, version.as_deref())))
 }
 
 pub(crate) async fn restart(

@@ -79,7 +79,7 @@ async fn create_read_and_delete() {
     let s = w.wait_status("a%20b", "both tasks running", running).await;
     assert_eq!(
         s["tasks"][1],
-        json!({"id": 1, "state": "RUNNING", "worker_id": "test-worker:8083"})
+        json!({"id": 1, "state": "RUNNING", "worker_id": "test-worker:8083", "version": "test"})
     );
 
     let (status, body) = w
@@ -104,7 +104,7 @@ async fn create_read_and_delete() {
         (status, body),
         (
             StatusCode::OK,
-            json!({"id": 1, "state": "RUNNING", "worker_id": "test-worker:8083"})
+            json!({"id": 1, "state": "RUNNING", "worker_id": "test-worker:8083", "version": "test"})
         )
     );
 
@@ -199,7 +199,7 @@ async fn invalid_configs_name_every_problem_and_store_nothing() {
             Some(r#"{"name":"n","config":{"connector.class":"com.example.Nope"}}"#),
         )
         .await;
-    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body["message"].as_str().unwrap().starts_with("Failed to find any class that implements Connector and which name matches com.example.Nope"));
     let (status, body) = w
         .call(
@@ -369,8 +369,17 @@ async fn initial_state_paused_and_stopped() {
     let w = worker(&[]);
     let (status, _) = w.call("POST", "/connectors", Some(r#"{"name":"p","config":{"connector.class":"IdleSource"},"initial_state":"PAUSED"}"#)).await;
     assert_eq!(status, StatusCode::CREATED);
-    w.wait_status("p", "paused tasks", |s| {
-        s["connector"]["state"] == "PAUSED" && s["tasks"][0]["state"] == "PAUSED"
+    // As in Java, a connector created paused has no tasks until it is resumed.
+    w.wait_status("p", "the paused connector", |s| {
+        s["connector"]["state"] == "PAUSED" && s["tasks"] == json!([])
+    })
+    .await;
+    assert_eq!(
+        w.call("PUT", "/connectors/p/resume", None).await.0,
+        StatusCode::ACCEPTED
+    );
+    w.wait_status("p", "its task running once resumed", |s| {
+        s["connector"]["state"] == "RUNNING" && s["tasks"][0]["state"] == "RUNNING"
     })
     .await;
     let (status, body) = w.call("POST", "/connectors", Some(r#"{"name":"s","config":{"connector.class":"IdleSource"},"initial_state":"stopped"}"#)).await;

@@ -76,7 +76,12 @@ async fn source_offsets_can_be_altered_and_reset_only_when_stopped() {
         .await;
     assert_eq!(
         (status, reply["message"].clone()),
-        (StatusCode::INTERNAL_SERVER_ERROR, json!("Offsets may only contain primitive types as values, but field pos contains ArrayList"))
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!(
+                "Offsets may only contain primitive types as values, but field pos contains ARRAY"
+            )
+        )
     );
     let (status, reply) = w.call("DELETE", "/connectors/src/offsets", None).await;
     assert_eq!(status, StatusCode::OK);

@@ -76,8 +76,10 @@ impl StandaloneHerder {
     }
 
     /// Asks the connector for task configs; when they changed, restarts its tasks with them.
+    /// Only a started connector is asked, as in Java: one created paused, or paused straight
+    /// from STOPPED, has no tasks until it is resumed.
     async fn update_tasks(&self, name: &str, entry: &mut ConnectorEntry) {
-        if entry.target == TargetState::Stopped || !self.worker.is_connector_running(name) {
+        if entry.target != TargetState::Started || !self.worker.is_connector_running(name) {
             return;
         }
         let max_tasks = entry
@@ -195,7 +197,14 @@ impl StandaloneHerder {
                     .worker
                     .start_connector(name, &entry.config, TargetState::Stopped);
             }
-            _ => self.worker.set_target_state(name, target),
+            _ => {
+                self.worker.set_target_state(name, target);
+                // A resumed connector that has no tasks yet (paused straight from STOPPED)
+                // gets them now; otherwise its task configs are unchanged and nothing restarts.
+                if target == TargetState::Started {
+                    self.update_tasks(name, entry).await;
+                }
+            }
         }
     }
 

@@ -52,7 +52,8 @@ pub fn config_infos(
         })?;
     let plugin = registry.connector(&class).ok_or_else(|| {
         let names: Vec<&str> = registry.connectors.iter().map(|p| p.class_name).collect();
-        HerderError::Internal(format!(
+        // Java 4.1.1 answers 400 for an unknown connector class.
+        HerderError::BadRequest(format!(
             "Failed to find any class that implements Connector and which name matches {class}, available connectors are: {}",
             names.join(", ")
         ))
@@ -209,7 +210,7 @@ mod tests {
             &props(&[("name", "s"), ("connector.class", "com.example.Nope")]),
         )
         .unwrap_err();
-        assert!(matches!(err, HerderError::Internal(_)));
+        assert!(matches!(err, HerderError::BadRequest(_)));
         assert!(
             err.to_string().contains("matches com.example.Nope"),
             "{err}"

@@ -1,0 +1,192 @@
+//! The two workers of a profile: Java Connect through `scripts/java-connect standalone`, Ferry
+//! through `ferry standalone`, with the same worker properties apart from port and files.
+
+use std::fs::File;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+
+use crate::template::System;
+
+/// Worker profiles: the properties each adds to the common ones. A scenario names its profile.
+pub const PROFILES: &[(&str, &str)] = &[
+    ("default", ""),
+    // KIP-558 with tracking switched off.
+    ("tracking-off", "topic.tracking.enable=false\n"),
+];
+
+/// Where the workers come from and what they talk to.
+#[derive(Debug, Clone)]
+pub struct WorkerSetup {
+    /// The workspace root (for `scripts/java-connect`).
+    pub root: PathBuf,
+    pub ferry_bin: PathBuf,
+    pub bootstrap: String,
+}
+
+/// A running worker.
+pub struct Worker {
+    pub system: System,
+    pub profile: String,
+    pub port: u16,
+    pub dir: PathBuf,
+    pub log: PathBuf,
+    child: Option<Child>,
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// The worker properties both systems get (plus the profile's).
+pub fn worker_properties(bootstrap: &str, dir: &Path, port: u16, profile: &str) -> String {
+    let extra = PROFILES
+        .iter()
+        .find(|(p, _)| *p == profile)
+        .map_or("", |(_, e)| e);
+    format!(
+        "bootstrap.servers={bootstrap}
+key.converter=org.apache.kafka.connect.storage.StringConverter
+value.converter=org.apache.kafka.connect.storage.StringConverter
+offset.storage.file.filename={}
+offset.flush.interval.ms=1000
+listeners=http://127.0.0.1:{port}
+{extra}",
+        dir.join("connect.offsets").display()
+    )
+}
+
+impl Worker {
+    /// Starts the worker in `dir` (created); [`Worker::wait_ready`] waits for its REST API.
+    pub fn spawn(
+        system: System,
+        profile: &str,
+        dir: &Path,
+        setup: &WorkerSetup,
+    ) -> anyhow::Result<Worker> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let port = free_port()?;
+        let properties = dir.join("worker.properties");
+        std::fs::write(
+            &properties,
+            worker_properties(&setup.bootstrap, dir, port, profile),
+        )?;
+        let log = dir.join("worker.log");
+        let out = File::create(&log)?;
+        let err = out.try_clone()?;
+        let mut command = match system {
+            System::Java => {
+                let mut c = Command::new(setup.root.join("scripts/java-connect"));
+                c.arg("standalone")
+                    .arg(&properties)
+                    .env("CONNECT_LOG_FILE", dir.join("connect.log"))
+                    .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G");
+                c
+            }
+            System::Ferry => {
+                let mut c = Command::new(&setup.ferry_bin);
+                c.arg("standalone")
+                    .arg(&properties)
+                    .env("RUST_LOG", "info")
+                    .env("NO_COLOR", "1");
+                c
+            }
+        };
+        let child = command
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .with_context(|| format!("starting the {} worker", system.label()))?;
+        Ok(Worker {
+            system,
+            profile: profile.to_owned(),
+            port,
+            dir: dir.to_owned(),
+            log,
+            child: Some(child),
+        })
+    }
+
+    /// `127.0.0.1:port`: the worker id both systems report.
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Waits until `GET /health` answers 200 (the worker has finished starting).
+    pub fn wait_ready(&mut self, timeout: Duration) -> anyhow::Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(a) =
+                crate::http::request(self.port, "GET", "/health", None, Duration::from_secs(5))
+            {
+                if a.status == 200 {
+                    return Ok(());
+                }
+            }
+            if let Some(child) = self.child.as_mut() {
+                if let Some(status) = child.try_wait()? {
+                    bail!(
+                        "the {} worker ({}) exited with {status} before its REST API answered; {}:\n{}",
+                        self.system.label(),
+                        self.profile,
+                        self.log.display(),
+                        self.log_tail()
+                    );
+                }
+            }
+            if Instant::now() > deadline {
+                bail!(
+                    "the {} worker ({}) did not answer GET /health within {timeout:?}; {}:\n{}",
+                    self.system.label(),
+                    self.profile,
+                    self.log.display(),
+                    self.log_tail()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+
+    /// SIGTERM, then SIGKILL after a few seconds.
+    pub fn stop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
