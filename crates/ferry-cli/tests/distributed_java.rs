@@ -116,10 +116,11 @@ fn java_and_ferry_take_turns_on_the_same_internal_topics() {
     wait_until("Java to copy 100 lines", SLOW, || {
         lines(&output).len() == 100
     });
-    wait_until("Java's source offset", SLOW, || {
-        offsets(&java, &src)["offsets"][0]["offset"]["position"]
-            .as_i64()
-            .is_some()
+    let position = |w: &Ferry| offsets(w, &src)["offsets"][0]["offset"]["position"].as_i64();
+    let file_len = |lines: usize| i64::try_from(numbered_lines(0, lines).len()).unwrap();
+    // Offsets are compared across the hand-over, so wait for the final one to be committed.
+    wait_until("Java's source offset at the end of the file", SLOW, || {
+        position(&java) == Some(file_len(100))
     });
     let (code, _) = java.call(
         "POST",
@@ -194,8 +195,8 @@ fn java_and_ferry_take_turns_on_the_same_internal_topics() {
         202
     );
     wait_until("the paused sink", SLOW, || state(&ferry, &sink) == "PAUSED");
-    wait_until("Ferry's source offset past line 150", SLOW, || {
-        offsets(&ferry, &src) != java_offsets
+    wait_until("Ferry's source offset at the end of the file", SLOW, || {
+        position(&ferry) == Some(file_len(150))
     });
     let ferry_offsets = offsets(&ferry, &src);
     ferry.stop();
