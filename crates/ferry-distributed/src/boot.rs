@@ -115,6 +115,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
 
     let shutdown = CancellationToken::new();
     let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();
+    let herder_reconfigure = reconfigure_tx.clone();
     let status_store: Arc<dyn StatusStore> = statuses.clone();
     let worker = Arc::new(Worker::new(
         worker_id.clone(),
@@ -147,18 +148,17 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         heartbeat_interval: config.heartbeat_interval,
         request_timeout: Duration::from_secs(40),
     });
-    let (requests_tx, requests_rx) = mpsc::unbounded_channel();
     let herder = DistributedHerder::new(
         Arc::new(config),
         worker,
         Arc::new(configs),
         statuses,
         url,
-        requests_tx,
+        herder_reconfigure,
         cluster_id,
         shutdown.clone(),
     );
-    let tick = Tick::new(herder.clone(), member, events, requests_rx, reconfigure_rx);
+    let tick = Tick::new(herder.clone(), member, events, reconfigure_rx);
     let tick = tokio::spawn(tick.run());
     Ok(DistributedWorker {
         herder,

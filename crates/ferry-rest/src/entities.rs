@@ -42,13 +42,7 @@ pub(crate) fn connector_status(info: &ConnectorStateInfo, version: Option<&str>)
 
 /// The version of the plugin a connector runs (its tasks report the same), for status answers.
 pub(crate) async fn plugin_version(state: &crate::AppState, connector: &str) -> Option<String> {
-    let info = state.herder.connector_info(connector).await.ok()?;
-    let class = info
-        .config
-        .get(ferry_runtime::config::connector::CONNECTOR_CLASS)?;
-    let registry = state.herder.registry();
-    let version = registry.connector(class)?.version;
-    Some(version.to_owned())
+    state.herder.connector_plugin_version(connector).await
 }
 
 /// Java's `ConfigKeyInfo`.

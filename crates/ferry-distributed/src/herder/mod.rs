@@ -32,13 +32,6 @@ use crate::stores::{KafkaConfigStore, KafkaStatusStore};
 
 pub use view::View;
 
-/// Messages from REST handlers and the worker to the herder loop.
-#[derive(Debug)]
-pub(crate) enum LoopRequest {
-    /// A connector wants new task configs (started, resumed, or asked by the connector).
-    Reconfigure(String),
-}
-
 pub struct DistributedHerder {
     pub(crate) config: Arc<DistributedConfig>,
     pub(crate) worker: Arc<Worker>,
@@ -47,7 +40,8 @@ pub struct DistributedHerder {
     /// This worker's advertised REST URL, as other workers reach it.
     pub(crate) url: String,
     pub(crate) view: Mutex<View>,
-    pub(crate) requests: mpsc::UnboundedSender<LoopRequest>,
+    /// Connectors that want new task configs; the worker's connectors send here too.
+    pub(crate) reconfigure: mpsc::UnboundedSender<String>,
     ready: AtomicBool,
     cluster_id: String,
     pub(crate) shutdown: CancellationToken,
@@ -163,7 +157,7 @@ impl DistributedHerder {
         configs: Arc<KafkaConfigStore>,
         statuses: Arc<KafkaStatusStore>,
         url: String,
-        requests: mpsc::UnboundedSender<LoopRequest>,
+        reconfigure: mpsc::UnboundedSender<String>,
         cluster_id: String,
         shutdown: CancellationToken,
     ) -> Arc<Self> {
@@ -174,7 +168,7 @@ impl DistributedHerder {
             statuses,
             url,
             view: Mutex::default(),
-            requests,
+            reconfigure,
             ready: AtomicBool::new(false),
             cluster_id,
             shutdown,
@@ -462,6 +456,16 @@ impl Herder for DistributedHerder {
             .put_task_configs(name, configs)
             .await
             .map_err(store_error)
+    }
+
+    /// From the snapshot, without the stale-config check of `connector_info`: a status read
+    /// during a rebalance still shows the version.
+    async fn connector_plugin_version(&self, name: &str) -> Option<String> {
+        let snapshot = self.snapshot();
+        ferry_runtime::herder::plugin_version_of(
+            self.worker.registry(),
+            snapshot.connector_config(name)?,
+        )
     }
 
     fn registry(&self) -> Arc<Registry> {

@@ -16,7 +16,7 @@ use crate::assignor::apply_assignment;
 use crate::config_topic::state::ConfigEvent;
 use crate::herder::assign::LeaderAssignor;
 use crate::herder::view::Owned;
-use crate::herder::{signing, DistributedHerder, LoopRequest};
+use crate::herder::{signing, DistributedHerder};
 use crate::protocol::{self, ConnectProtocolCompatibility};
 
 /// First retry of a failed task-config publication; doubles up to a minute, as Java's does.
@@ -32,12 +32,21 @@ struct RoundOutcome {
     rejoin_at: Option<Instant>,
 }
 
+impl RoundOutcome {
+    fn rejoin() -> Self {
+        RoundOutcome {
+            rejoin_now: true,
+            rejoin_at: None,
+        }
+    }
+}
+
 pub(crate) struct Tick {
     herder: Arc<DistributedHerder>,
     member: GroupMember,
     assignor: LeaderAssignor,
     events: mpsc::UnboundedReceiver<ConfigEvent>,
-    requests: mpsc::UnboundedReceiver<LoopRequest>,
+    /// Connectors that want new task configs (started, resumed, or asking themselves).
     reconfigure_requests: mpsc::UnboundedReceiver<String>,
     /// Connectors whose task configs could not be published yet, with the next attempt.
     retries: std::collections::BTreeMap<String, (Instant, Duration)>,
@@ -65,7 +74,6 @@ impl Tick {
         herder: Arc<DistributedHerder>,
         member: GroupMember,
         events: mpsc::UnboundedReceiver<ConfigEvent>,
-        requests: mpsc::UnboundedReceiver<LoopRequest>,
         reconfigure_requests: mpsc::UnboundedReceiver<String>,
     ) -> Self {
         let max_delay = herder.config.scheduled_rebalance_max_delay;
@@ -75,7 +83,6 @@ impl Tick {
             member,
             assignor: LeaderAssignor::new(max_delay),
             events,
-            requests,
             reconfigure_requests,
             retries: Default::default(),
             known,
@@ -137,9 +144,6 @@ impl Tick {
                         batch.push(more);
                     }
                     rejoin_now = self.apply_config_events(batch).await;
-                }
-                Some(LoopRequest::Reconfigure(name)) = self.requests.recv() => {
-                    self.reconfigure(name).await;
                 }
                 Some(name) = self.reconfigure_requests.recv() => {
                     self.reconfigure(name).await;
@@ -323,12 +327,7 @@ impl Tick {
         };
         let bytes = match self.member.sync(assignments).await {
             Ok(b) => b,
-            Err(GroupError::RejoinNeeded) => {
-                return Ok(RoundOutcome {
-                    rejoin_now: true,
-                    rejoin_at: None,
-                })
-            }
+            Err(GroupError::RejoinNeeded) => return Ok(RoundOutcome::rejoin()),
             Err(e) => return Err(e),
         };
         let assignment = protocol::decode_assignment(&bytes)
@@ -355,10 +354,7 @@ impl Tick {
                 .configs
                 .read_to_end(herder.config.worker_sync_timeout)
                 .await;
-            return Ok(RoundOutcome {
-                rejoin_now: true,
-                rejoin_at: None,
-            });
+            return Ok(RoundOutcome::rejoin());
         }
         herder
             .revoke(&assignment.revoked_connectors, &assignment.revoked_tasks)
@@ -392,10 +388,7 @@ impl Tick {
                 leaders = assignment.config_offset,
                 "Config offset differs from the assignment's; rejoining"
             );
-            return Ok(RoundOutcome {
-                rejoin_now: true,
-                rejoin_at: None,
-            });
+            return Ok(RoundOutcome::rejoin());
         }
         self.known = snapshot.connectors().into_iter().collect();
         herder.view().rebalance_pending = false;

@@ -8,7 +8,7 @@ use ferry_runtime::status::{State, Status, StatusStore, TaskId};
 use ferry_runtime::worker::TargetState;
 
 use crate::config_topic::state::ClusterConfigSnapshot;
-use crate::herder::{leader_client, DistributedHerder, LoopRequest};
+use crate::herder::{leader_client, DistributedHerder};
 
 impl DistributedHerder {
     fn target_of(snapshot: &ClusterConfigSnapshot, name: &str) -> TargetState {
@@ -25,9 +25,7 @@ impl DistributedHerder {
         if self.worker.start_connector(name, config, target).is_ok()
             && target == TargetState::Started
         {
-            let _ = self
-                .requests
-                .send(LoopRequest::Reconfigure(name.to_owned()));
+            let _ = self.reconfigure.send(name.to_owned());
         }
     }
 
@@ -142,9 +140,7 @@ impl DistributedHerder {
         }
         self.worker.set_target_state(name, target);
         if owns_connector && target == TargetState::Started {
-            let _ = self
-                .requests
-                .send(LoopRequest::Reconfigure(name.to_owned()));
+            let _ = self.reconfigure.send(name.to_owned());
         }
     }
 
@@ -179,29 +175,28 @@ impl DistributedHerder {
                     .collect(),
             )
         };
-        let restarting = |state_of: &dyn Fn(Status)| {
-            state_of(Status {
-                state: State::Restarting,
-                trace: None,
-                worker_id: self.worker.worker_id().to_owned(),
-                generation: 0,
-            })
+        let restarting = || Status {
+            state: State::Restarting,
+            trace: None,
+            worker_id: self.worker.worker_id().to_owned(),
+            generation: 0,
         };
-        if !(plan.restart_connector && owns_connector) && own_tasks.is_empty() {
+        let restart_connector = plan.restart_connector && owns_connector;
+        if !restart_connector && own_tasks.is_empty() {
             tracing::info!("Restart request for {name} selects nothing here");
             return;
         }
-        if plan.restart_connector && owns_connector {
+        if restart_connector {
             tracing::info!("Restarting by request connector {name}");
             self.stop_connector_here(name);
-            restarting(&|s| self.statuses.put_connector(name, s));
+            self.statuses.put_connector(name, restarting());
         }
         self.stop_tasks_here(&own_tasks).await;
         for id in &own_tasks {
             tracing::info!("Restarting by request task {id}");
-            restarting(&|s| self.statuses.put_task(id, s));
+            self.statuses.put_task(id, restarting());
         }
-        if plan.restart_connector && owns_connector {
+        if restart_connector {
             self.start_connector_here(snapshot, name);
         }
         for id in &own_tasks {

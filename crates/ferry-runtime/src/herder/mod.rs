@@ -115,6 +115,12 @@ impl RestartRequest {
     }
 }
 
+/// The version of the connector plugin a config names.
+pub fn plugin_version_of(registry: &Registry, config: &ConfigMap) -> Option<String> {
+    let class = config.get(crate::config::connector::CONNECTOR_CLASS)?;
+    Some(registry.connector(class)?.version.to_owned())
+}
+
 #[async_trait]
 pub trait Herder: Send + Sync {
     async fn connectors(&self) -> Vec<String>;
@@ -174,6 +180,11 @@ pub trait Herder: Send + Sync {
             "Kafka Connect in standalone mode does not support externally setting task configurations."
                 .to_owned(),
         ))
+    }
+    /// The version of a connector's plugin, which status answers carry (Java 4.1).
+    async fn connector_plugin_version(&self, name: &str) -> Option<String> {
+        let info = self.connector_info(name).await.ok()?;
+        plugin_version_of(&self.registry(), &info.config)
     }
     /// The plugins this worker offers.
     fn registry(&self) -> Arc<Registry>;
