@@ -648,7 +648,17 @@ async fn old_broker_versions_are_negotiated_down() {
             .unwrap(),
         Bytes::from_static(b"x")
     );
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    // Leave only once a heartbeat has gone out, so its negotiated version is checked too.
+    within(Duration::from_secs(5), async {
+        while !broker
+            .log()
+            .iter()
+            .any(|(r, _)| matches!(r, Req::Heartbeat(_)))
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
     within(Duration::from_secs(5), member.leave()).await;
     let versions: Vec<i16> = broker.log().iter().map(|(_, v)| *v).collect();
     assert_eq!(versions[..3], [5, 5, 3]);
