@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::config::{ConfigDef, KeyReport};
 use crate::error::Result;
 use crate::record::OffsetMap;
-use crate::task::{SinkTask, SourceTask};
+use crate::task::{OffsetStorageReader, SinkTask, SourceTask};
 use crate::{ConfigMap, ConnectError};
 
 /// What a running connector can ask of the worker.
@@ -14,6 +14,11 @@ pub trait ConnectorContext: Send + Sync {
     fn request_task_reconfiguration(&self);
     /// The connector failed in the background; the worker marks it FAILED.
     fn raise_error(&self, error: ConnectError);
+    /// The stored offsets of the connector's source partitions (Java's
+    /// `SourceConnectorContext.offsetStorageReader()`); `None` for sink connectors.
+    fn offset_reader(&self) -> Option<Arc<dyn OffsetStorageReader>> {
+        None
+    }
 }
 
 /// Behaviour shared by source and sink connectors (Java's `Connector`).
@@ -34,6 +39,12 @@ pub trait Connector: Send {
     fn task_configs(&self, max_tasks: usize) -> Result<Vec<ConfigMap>>;
 
     fn stop(&mut self) -> Result<()>;
+
+    /// The class Java workers instantiate for this connector's tasks, written to every task
+    /// config as `task.class`; `None` derives it from the connector's class name.
+    fn task_class(&self) -> Option<String> {
+        None
+    }
 
     /// KIP-875: checks offsets a user is altering (or resetting, where the offset is `None`)
     /// while the connector is stopped, and applies them to any offsets the connector keeps in

@@ -21,6 +21,14 @@ pub enum ConnectError {
     /// Invalid configuration, with every problem found.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// An exception thrown by a Java plugin in the plugin host, with its Java stack trace.
+    #[error("{message}")]
+    Java {
+        class: String,
+        message: String,
+        trace: String,
+        retriable: bool,
+    },
     /// Any other failure (Java's `ConnectException`).
     #[error("{message}")]
     Other {
@@ -63,12 +71,20 @@ impl ConnectError {
     }
 
     pub fn is_retriable(&self) -> bool {
-        matches!(self, Self::Retriable { .. })
+        matches!(
+            self,
+            Self::Retriable { .. }
+                | Self::Java {
+                    retriable: true,
+                    ..
+                }
+        )
     }
 
     /// The Java exception class this error corresponds to, used in traces and error headers.
-    pub fn java_class(&self) -> &'static str {
+    pub fn java_class(&self) -> &str {
         match self {
+            Self::Java { class, .. } => class,
             Self::Retriable { .. } => "org.apache.kafka.connect.errors.RetriableException",
             Self::Data { .. } => "org.apache.kafka.connect.errors.DataException",
             Self::Config(_) => "org.apache.kafka.common.config.ConfigException",
@@ -78,6 +94,9 @@ impl ConnectError {
 
     /// A Java-style trace: the exception line followed by each cause, as Connect shows in status.
     pub fn trace(&self) -> String {
+        if let Self::Java { trace, .. } = self {
+            return trace.clone();
+        }
         let mut out = format!("{}: {}", self.java_class(), self);
         let mut cause = std::error::Error::source(self);
         while let Some(err) = cause {

@@ -58,6 +58,9 @@ pub struct SourceRecord {
     pub value: Value,
     pub timestamp: Option<i64>,
     pub headers: Headers,
+    /// Set by the task that made the record and given back with it in `commit_record`, so the
+    /// task can find its own copy (the plugin host's tasks do); the worker never reads it.
+    pub task_tag: Option<u64>,
 }
 
 impl SourceRecord {

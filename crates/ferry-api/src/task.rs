@@ -18,11 +18,21 @@ pub trait OffsetStorageReader: Send + Sync {
     async fn offset(&self, partition: &OffsetMap) -> Result<Option<OffsetMap>>;
 }
 
+/// Which task this is, with its connector's config: what a task running in the plugin host
+/// needs to build the converters and transforms Java's worker would build around it.
+#[derive(Debug, Clone, Default)]
+pub struct TaskIdentity {
+    pub connector: String,
+    pub task: u32,
+    pub connector_configs: ConfigMap,
+}
+
 /// What a source task is given at start.
 #[derive(Clone)]
 pub struct SourceTaskContext {
     pub configs: ConfigMap,
     pub offset_reader: Arc<dyn OffsetStorageReader>,
+    pub identity: TaskIdentity,
 }
 
 #[async_trait]
@@ -56,6 +66,9 @@ pub trait SourceTask: Send {
 /// What a sink task can ask of the worker (Java's `SinkTaskContext`).
 pub trait SinkTaskContext: Send + Sync {
     fn configs(&self) -> ConfigMap;
+    fn identity(&self) -> TaskIdentity {
+        TaskIdentity::default()
+    }
     /// Rewind or skip a partition to `offset` before the next batch.
     fn offset(&self, partition: TopicPartition, offset: i64);
     /// Shorten the next poll to at most `timeout_ms`.

@@ -7,7 +7,6 @@ use anyhow::Context;
 use ferry_distributed::boot::{self, BootSettings};
 use ferry_distributed::config::DistributedConfig;
 use ferry_runtime::config::files::load_properties;
-use ferry_runtime::plugins::Registry;
 use tokio_util::sync::CancellationToken;
 
 use crate::standalone::{
@@ -36,12 +35,13 @@ pub async fn run(
         .cloned()
         .unwrap_or_else(|| "http://:8083".to_owned());
     let admin = admin_enabled(&config.worker);
+    let (registry, plugin_host) = crate::plugins::registry(&config.worker, &id).await?;
     let running = boot::start(BootSettings {
         config,
         worker_id: id,
         url,
         cluster_id,
-        registry: Arc::new(Registry::builtin()),
+        registry: Arc::new(registry),
     })
     .await
     .context("starting the distributed worker")?;
@@ -64,6 +64,9 @@ pub async fn run(
     running.stop().await;
     rest_shutdown.cancel();
     let _ = rest.await;
+    if let Some(host) = plugin_host {
+        host.shutdown();
+    }
     tracing::info!("Ferry distributed worker stopped");
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 mod distributed;
 mod logging;
+mod plugins;
 mod standalone;
 
 use std::path::PathBuf;

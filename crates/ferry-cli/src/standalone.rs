@@ -10,7 +10,6 @@ use ferry_kafka::client_properties::ClientRole;
 use ferry_runtime::config::files::{load_connector_file, load_properties, ConnectorFile};
 use ferry_runtime::config::worker::WorkerConfig;
 use ferry_runtime::herder::{Herder, StandaloneHerder};
-use ferry_runtime::plugins::Registry;
 use ferry_runtime::status::MemoryStatusStore;
 use ferry_runtime::storage::file_offsets::FileOffsetStore;
 use ferry_runtime::worker::{TargetState, Worker};
@@ -103,10 +102,11 @@ pub async fn run(
     let shutdown = CancellationToken::new();
     let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();
     let config = Arc::new(config);
+    let (registry, plugin_host) = crate::plugins::registry(&config, &worker_id(&config)).await?;
     let worker = Arc::new(Worker::new(
         worker_id(&config),
         config.clone(),
-        Arc::new(Registry::builtin()),
+        Arc::new(registry),
         offsets,
         Arc::new(MemoryStatusStore::default()),
         shutdown.child_token(),
@@ -156,6 +156,9 @@ pub async fn run(
     rest_shutdown.cancel();
     shutdown.cancel();
     let _ = rest.await;
+    if let Some(host) = plugin_host {
+        host.shutdown();
+    }
     tracing::info!("Ferry standalone worker stopped");
     failure.map_or(Ok(()), Err)
 }

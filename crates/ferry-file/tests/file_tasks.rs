@@ -61,6 +61,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
     task.start(
         &p,
         SourceTaskContext {
+            identity: Default::default(),
             configs: p.clone(),
             offset_reader: Arc::new(StoredOffset(None)),
         },
@@ -95,6 +96,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
         .start(
             &p,
             SourceTaskContext {
+            identity: Default::default(),
                 configs: p.clone(),
                 offset_reader: Arc::new(StoredOffset(Some(7))),
             },
@@ -125,6 +127,7 @@ async fn source_batches_are_capped_by_batch_size() {
     task.start(
         &p,
         SourceTaskContext {
+            identity: Default::default(),
             configs: p.clone(),
             offset_reader: Arc::new(StoredOffset(None)),
         },

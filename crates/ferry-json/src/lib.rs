@@ -14,6 +14,7 @@ mod write;
 
 use ferry_api::config::ConfigDef;
 use ferry_api::data::Value;
+use ferry_api::record::OffsetMap;
 use ferry_api::ConnectError;
 
 pub use config::{DecimalFormat, JsonConverterConfig};
@@ -50,4 +51,48 @@ pub fn json_bytes_to_schemaless(bytes: &[u8]) -> Result<Value, ConnectError> {
         ))
     })?;
     Ok(root.as_ref().map_or(Value::Null, read::schemaless))
+}
+
+/// An offset map as a JSON map value; nested values are refused, as Java refuses them.
+pub fn map_value(map: &OffsetMap) -> Result<Value, ConnectError> {
+    let mut entries = Vec::with_capacity(map.len());
+    for (k, v) in map {
+        if matches!(v, Value::Array(_) | Value::Map(_) | Value::Struct(_)) {
+            return Err(ConnectError::data(format!(
+                "Offsets may only contain primitive types as values, but field {k} contains {}",
+                v.type_description()
+            )));
+        }
+        entries.push((Value::String(k.clone()), v.clone()));
+    }
+    Ok(Value::Map(entries))
+}
+
+/// A schemaless map value read back as an offset map.
+pub fn offset_map(value: Value) -> Result<OffsetMap, ConnectError> {
+    match value {
+        Value::Map(entries) => entries
+            .into_iter()
+            .map(|(k, v)| match k {
+                Value::String(k) => Ok((k, v)),
+                other => Err(ConnectError::data(format!(
+                    "Offset keys must be strings, found {}",
+                    other.type_description()
+                ))),
+            })
+            .collect(),
+        other => Err(ConnectError::data(format!(
+            "Offsets must be maps, found {}",
+            other.type_description()
+        ))),
+    }
+}
+
+/// A source partition or offset in the bytes Java's offset store holds.
+pub fn encode_offset(offset: &OffsetMap) -> Result<Vec<u8>, ConnectError> {
+    Ok(schemaless_to_json_bytes(&map_value(offset)?))
+}
+
+pub fn decode_offset(bytes: &[u8]) -> Result<OffsetMap, ConnectError> {
+    offset_map(json_bytes_to_schemaless(bytes)?)
 }

@@ -170,10 +170,11 @@ impl SourceTask for TestTask {
 
 fn plugin(class_name: &'static str, create: fn() -> AnyConnector) -> ConnectorPlugin {
     ConnectorPlugin {
-        class_name,
+        class_name: class_name.to_owned(),
         kind: PluginKind::Source,
-        version: "test",
-        create,
+        version: "test".to_owned(),
+        create: std::sync::Arc::new(create),
+        hosted: false,
     }
 }
 

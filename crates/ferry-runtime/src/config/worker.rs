@@ -25,6 +25,14 @@ pub const REST_ADVERTISED_PORT: &str = "rest.advertised.port";
 pub const DEFAULT_HEADER_CONVERTER: &str = "org.apache.kafka.connect.storage.SimpleHeaderConverter";
 
 /// Prefixes whose keys belong to clients or plugins, so they are never "unknown".
+/// Which implementation runs a connector class that Ferry has natively and that is also on
+/// `plugin.path`: `native` (the default) or `plugin.path`.
+pub const PLUGIN_PREFERENCE: &str = "ferry.plugin.preference";
+/// Deadline of a call to the plugin host that has no other, in ms (default 300000).
+pub const PLUGIN_HOST_CALL_TIMEOUT_MS: &str = "ferry.plugin.host.call.timeout.ms";
+/// Ferry's own worker keys; Java Connect would warn about them as unknown.
+const FERRY_KEYS: &[&str] = &[PLUGIN_PREFERENCE, PLUGIN_HOST_CALL_TIMEOUT_MS];
+
 const PASS_THROUGH_PREFIXES: &[&str] = &[
     "producer.",
     "consumer.",
@@ -168,20 +176,19 @@ impl WorkerConfig {
         })
     }
 
-    /// Warnings for settings this worker does not know, and for `plugin.path`.
+    /// Warnings for settings this worker does not know.
     pub fn warnings(&self) -> Vec<String> {
         self.warnings_for(&standalone_config_def())
     }
 
-    /// Warnings for settings that `def` does not know, and for `plugin.path`.
+    /// Warnings for settings that `def` does not know.
     pub fn warnings_for(&self, def: &ConfigDef) -> Vec<String> {
         let mut out = Vec::new();
         for k in self.originals.keys() {
-            if k == PLUGIN_PATH {
-                out.push(
-                    "plugin.path is ignored: Ferry's plugins are built into the binary".to_owned(),
-                );
-            } else if def.key(k).is_none()
+            if k == PLUGIN_PATH || FERRY_KEYS.contains(&k.as_str()) {
+                continue;
+            }
+            if def.key(k).is_none()
                 && !DISTRIBUTED_TOPIC_PREFIXES
                     .iter()
                     .any(|p| k.starts_with(p) && def.key(&format!("{p}topic")).is_some())
@@ -259,7 +266,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_and_plugin_path_warn() {
+    fn unknown_keys_warn_and_plugin_path_does_not() {
         let c = WorkerConfig::standalone(&props(&[
             ("key.converter", "x"),
             ("value.converter", "y"),
@@ -270,8 +277,7 @@ mod tests {
         ]))
         .unwrap();
         let w = c.warnings();
-        assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w.iter().any(|m| m.contains("plugin.path")));
+        assert_eq!(w.len(), 1, "{w:?}");
         assert!(w.iter().any(|m| m.contains("'colour'")));
     }
 }

@@ -51,7 +51,7 @@ pub fn config_infos(
             ))
         })?;
     let plugin = registry.connector(&class).ok_or_else(|| {
-        let names: Vec<&str> = registry.connectors.iter().map(|p| p.class_name).collect();
+        let names: Vec<&str> = registry.connectors.iter().map(|p| p.class_name.as_str()).collect();
         // Java 4.1.1 answers 400 for an unknown connector class.
         HerderError::BadRequest(format!(
             "Failed to find any class that implements Connector and which name matches {class}, available connectors are: {}",
@@ -93,8 +93,14 @@ pub fn config_infos(
             value: Some(value),
         });
     }
-    // Transforms and predicates: every alias must resolve and configure.
-    if let Err(e) = TransformationChain::from_config(registry, config) {
+    // Transforms and predicates: every alias must resolve and configure. A hosted connector's
+    // chain is built by the plugin host, from its own plugins, when its tasks start.
+    let chain = if plugin.hosted {
+        Ok(TransformationChain::default())
+    } else {
+        TransformationChain::from_config(registry, config)
+    };
+    if let Err(e) = chain {
         for problem in e.problems {
             match configs
                 .iter_mut()

@@ -2,4 +2,7 @@
 
 mod registry;
 
-pub use registry::{ConnectorPlugin, ConverterPlugin, HeaderConverterPlugin, PluginKind, Registry};
+pub use registry::{
+    ConnectorFactory, ConnectorPlugin, ConverterPlugin, HeaderConverterPlugin, HostedPluginInfo,
+    PluginKind, Registry,
+};

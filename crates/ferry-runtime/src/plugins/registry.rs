@@ -29,11 +29,26 @@ impl PluginKind {
     }
 }
 
+/// Makes a new connector instance.
+pub type ConnectorFactory = std::sync::Arc<dyn Fn() -> AnyConnector + Send + Sync>;
+
 pub struct ConnectorPlugin {
-    pub class_name: &'static str,
+    pub class_name: String,
     pub kind: PluginKind,
-    pub version: &'static str,
-    pub create: fn() -> AnyConnector,
+    pub version: String,
+    pub create: ConnectorFactory,
+    /// A Java plugin run by the plugin host: its converters, transforms and predicates run
+    /// there with Kafka's own classes, so the worker moves its records as raw bytes.
+    pub hosted: bool,
+}
+
+/// A converter, header converter, transformation or predicate found on `plugin.path`, listed
+/// beside Ferry's own; it runs inside the plugin host for the Java connectors there.
+#[derive(Debug, Clone)]
+pub struct HostedPluginInfo {
+    pub class_name: String,
+    pub kind: PluginKind,
+    pub version: String,
 }
 
 pub struct ConverterPlugin {
@@ -52,6 +67,8 @@ pub struct Registry {
     pub header_converters: Vec<HeaderConverterPlugin>,
     pub transformations: Vec<ferry_transforms::TransformPlugin>,
     pub predicates: Vec<ferry_transforms::PredicatePlugin>,
+    /// Plugins other than connectors that only the plugin host has.
+    pub hosted_others: Vec<HostedPluginInfo>,
 }
 
 /// The class name after its package; nested classes keep their `Outer$Inner` form, so
@@ -95,18 +112,22 @@ impl Registry {
         use ferry_converters as conv;
         let connectors = vec![
             ConnectorPlugin {
-                class_name: ferry_file::SOURCE_CLASS_NAME,
+                class_name: ferry_file::SOURCE_CLASS_NAME.to_owned(),
                 kind: PluginKind::Source,
-                version: ferry_file::VERSION,
-                create: || {
+                version: ferry_file::VERSION.to_owned(),
+                create: std::sync::Arc::new(|| {
                     AnyConnector::Source(Box::<ferry_file::FileStreamSourceConnector>::default())
-                },
+                }),
+                hosted: false,
             },
             ConnectorPlugin {
-                class_name: ferry_file::SINK_CLASS_NAME,
+                class_name: ferry_file::SINK_CLASS_NAME.to_owned(),
                 kind: PluginKind::Sink,
-                version: ferry_file::VERSION,
-                create: || AnyConnector::Sink(Box::<ferry_file::FileStreamSinkConnector>::default()),
+                version: ferry_file::VERSION.to_owned(),
+                create: std::sync::Arc::new(|| {
+                    AnyConnector::Sink(Box::<ferry_file::FileStreamSinkConnector>::default())
+                }),
+                hosted: false,
             },
         ];
         let converters = vec![
@@ -171,13 +192,47 @@ impl Registry {
             header_converters,
             transformations: ferry_transforms::transformations(),
             predicates: ferry_transforms::predicates(),
+            hosted_others: Vec::new(),
+        }
+    }
+
+    /// Adds what the plugin host found on `plugin.path`. A connector class Ferry also has
+    /// natively runs natively unless `prefer_hosted`; other plugins Ferry has are not listed twice.
+    pub fn add_hosted(
+        &mut self,
+        connectors: Vec<ConnectorPlugin>,
+        others: Vec<HostedPluginInfo>,
+        prefer_hosted: bool,
+    ) {
+        for plugin in connectors {
+            match self
+                .connectors
+                .iter()
+                .position(|p| p.class_name == plugin.class_name)
+            {
+                Some(i) if prefer_hosted => self.connectors[i] = plugin,
+                Some(_) => {}
+                None => self.connectors.push(plugin),
+            }
+        }
+        for info in others {
+            let native = match info.kind {
+                PluginKind::Converter => self.converter(&info.class_name).is_some(),
+                PluginKind::HeaderConverter => self.header_converter(&info.class_name).is_some(),
+                PluginKind::Transformation => self.transformation(&info.class_name).is_some(),
+                PluginKind::Predicate => self.predicate(&info.class_name).is_some(),
+                PluginKind::Source | PluginKind::Sink => true,
+            };
+            if !native {
+                self.hosted_others.push(info);
+            }
         }
     }
 
     pub fn connector(&self, name: &str) -> Option<&ConnectorPlugin> {
         self.connectors
             .iter()
-            .find(|p| matches_alias(p.class_name, name, Some("Connector")))
+            .find(|p| matches_alias(&p.class_name, name, Some("Connector")))
     }
 
     pub fn converter(&self, name: &str) -> Option<&ConverterPlugin> {

@@ -4,39 +4,7 @@
 use ferry_api::data::Value;
 use ferry_api::record::OffsetMap;
 use ferry_api::ConnectError;
-
-fn map_value(map: &OffsetMap) -> Result<Value, ConnectError> {
-    let mut entries = Vec::with_capacity(map.len());
-    for (k, v) in map {
-        if matches!(v, Value::Array(_) | Value::Map(_) | Value::Struct(_)) {
-            return Err(ConnectError::data(format!(
-                "Offsets may only contain primitive types as values, but field {k} contains {}",
-                v.type_description()
-            )));
-        }
-        entries.push((Value::String(k.clone()), v.clone()));
-    }
-    Ok(Value::Map(entries))
-}
-
-fn offset_map(value: Value) -> Result<OffsetMap, ConnectError> {
-    match value {
-        Value::Map(entries) => entries
-            .into_iter()
-            .map(|(k, v)| match k {
-                Value::String(k) => Ok((k, v)),
-                other => Err(ConnectError::data(format!(
-                    "Offset keys must be strings, found {}",
-                    other.type_description()
-                ))),
-            })
-            .collect(),
-        other => Err(ConnectError::data(format!(
-            "Offsets must be maps, found {}",
-            other.type_description()
-        ))),
-    }
-}
+use ferry_json::{map_value, offset_map};
 
 pub fn encode_key(connector: &str, partition: &OffsetMap) -> Result<Vec<u8>, ConnectError> {
     let key = Value::Array(vec![
@@ -46,13 +14,7 @@ pub fn encode_key(connector: &str, partition: &OffsetMap) -> Result<Vec<u8>, Con
     Ok(ferry_json::schemaless_to_json_bytes(&key))
 }
 
-pub fn encode_offset(offset: &OffsetMap) -> Result<Vec<u8>, ConnectError> {
-    Ok(ferry_json::schemaless_to_json_bytes(&map_value(offset)?))
-}
-
-pub fn decode_offset(bytes: &[u8]) -> Result<OffsetMap, ConnectError> {
-    offset_map(ferry_json::json_bytes_to_schemaless(bytes)?)
-}
+pub use ferry_json::{decode_offset, encode_offset};
 
 /// Splits a stored key into its connector and partition; `None` for keys of another shape.
 pub fn decode_key(bytes: &[u8]) -> Option<(String, OffsetMap)> {

@@ -84,3 +84,19 @@ pub(crate) fn header_converter(
     converter.configure(&props)?;
     Ok((converter, plugin.class_name.to_owned()))
 }
+
+/// The converter that passes record bytes through unchanged, for connectors whose own
+/// converters run in the plugin host.
+pub(crate) const RAW_BYTES_CONVERTER: &str = "org.apache.kafka.connect.converters.ByteArrayConverter";
+
+pub(crate) fn raw_bytes_converters() -> (
+    Box<dyn Converter>,
+    Box<dyn Converter>,
+    Box<dyn HeaderConverter>,
+) {
+    (
+        Box::<ferry_converters::ByteArrayConverter>::default(),
+        Box::<ferry_converters::ByteArrayConverter>::default(),
+        Box::<ferry_converters::ByteArrayConverter>::default(),
+    )
+}

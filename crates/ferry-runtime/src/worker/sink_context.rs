@@ -19,6 +19,7 @@ pub(crate) struct Requests {
 
 pub(crate) struct WorkerSinkTaskContext {
     configs: ConfigMap,
+    identity: ferry_api::task::TaskIdentity,
     requests: Mutex<Requests>,
     assignment: Mutex<HashSet<TopicPartition>>,
     reporter: Option<Arc<ErrantRecords>>,
@@ -48,9 +49,14 @@ impl ErrantRecordReporter for ErrantRecords {
 }
 
 impl WorkerSinkTaskContext {
-    pub fn new(configs: ConfigMap, reporter: Option<Arc<ErrantRecords>>) -> Self {
+    pub fn new(
+        configs: ConfigMap,
+        identity: ferry_api::task::TaskIdentity,
+        reporter: Option<Arc<ErrantRecords>>,
+    ) -> Self {
         WorkerSinkTaskContext {
             configs,
+            identity,
             requests: Mutex::default(),
             assignment: Mutex::default(),
             reporter,
@@ -81,6 +87,10 @@ impl WorkerSinkTaskContext {
 impl SinkTaskContext for WorkerSinkTaskContext {
     fn configs(&self) -> ConfigMap {
         self.configs.clone()
+    }
+
+    fn identity(&self) -> ferry_api::task::TaskIdentity {
+        self.identity.clone()
     }
 
     fn offset(&self, partition: TopicPartition, offset: i64) {

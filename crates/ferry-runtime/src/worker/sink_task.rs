@@ -117,6 +117,7 @@ pub(crate) async fn run(
     let errant = (dlq.is_some() || log_errors).then(|| Arc::new(ErrantRecords::default()));
     let context = Arc::new(WorkerSinkTaskContext::new(
         ctx.task_props.clone(),
+        ctx.identity(),
         errant.clone(),
     ));
     task.start(&ctx.task_props, context.clone()).await?;

@@ -65,6 +65,7 @@ pub(crate) async fn run(
     let context = SourceTaskContext {
         configs: ctx.task_props.clone(),
         offset_reader: reader,
+        identity: ctx.identity(),
     };
     if !ctx.wait_while_paused().await {
         return Ok(());

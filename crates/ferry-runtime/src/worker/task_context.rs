@@ -103,6 +103,14 @@ impl TaskContext {
         }
     }
 
+    pub fn identity(&self) -> ferry_api::task::TaskIdentity {
+        ferry_api::task::TaskIdentity {
+            connector: self.id.connector.clone(),
+            task: self.id.task as u32,
+            connector_configs: self.connector_props.clone(),
+        }
+    }
+
     pub fn is_paused(&self) -> bool {
         *self.target.borrow() != TargetState::Started
     }

@@ -15,10 +15,13 @@ use tracing::Instrument;
 use crate::config::connector::{TASKS_MAX_ENFORCE, TOPICS, TOPICS_REGEX};
 use crate::config::worker::WorkerConfig;
 use crate::errors::{ErrorHandler, ErrorSettings};
-use crate::plugins::Registry;
+use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
-use crate::storage::offsets::OffsetBackingStore;
-use crate::worker::converters::{header_converter, key_or_value_converter};
+use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
+use ferry_api::task::OffsetStorageReader;
+use crate::worker::converters::{
+    header_converter, key_or_value_converter, raw_bytes_converters, RAW_BYTES_CONVERTER,
+};
 use crate::worker::task_context::{ConverterClasses, TargetState, TaskContext};
 use crate::worker::transformation_chain::TransformationChain;
 use crate::worker::{sink_task, source_task};
@@ -64,6 +67,8 @@ struct WorkerConnectorContext {
     worker_id: String,
     status: Arc<dyn StatusStore>,
     reconfigure: mpsc::UnboundedSender<String>,
+    offsets: Arc<dyn OffsetBackingStore>,
+    sink: bool,
 }
 
 impl ConnectorContext for WorkerConnectorContext {
@@ -82,6 +87,15 @@ impl ConnectorContext for WorkerConnectorContext {
                 generation: 0,
             },
         );
+    }
+
+    fn offset_reader(&self) -> Option<Arc<dyn OffsetStorageReader>> {
+        (!self.sink).then(|| {
+            Arc::new(ConnectorOffsetReader {
+                connector: self.name.clone(),
+                store: self.offsets.clone(),
+            }) as Arc<dyn OffsetStorageReader>
+        })
     }
 }
 
@@ -171,6 +185,8 @@ impl Worker {
             worker_id: self.worker_id.clone(),
             status: self.status.clone(),
             reconfigure: self.reconfigure.clone(),
+            offsets: self.offsets.clone(),
+            sink: plugin.kind == PluginKind::Sink,
         });
         if target != TargetState::Stopped {
             let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -222,11 +238,13 @@ impl Worker {
             ))
             .into());
         }
-        let class = connector_props
-            .get(crate::config::connector::CONNECTOR_CLASS)
-            .and_then(|c| self.registry.connector(c))
-            .map(|p| p.class_name);
-        if let Some(task_class) = class.map(task_class_of) {
+        let task_class = running.instance.as_connector().task_class().or_else(|| {
+            connector_props
+                .get(crate::config::connector::CONNECTOR_CLASS)
+                .and_then(|c| self.registry.connector(c))
+                .map(|p| task_class_of(&p.class_name))
+        });
+        if let Some(task_class) = task_class {
             for c in &mut configs {
                 c.insert(TASK_CLASS.to_owned(), task_class.clone());
             }
@@ -382,13 +400,23 @@ impl Worker {
             ConnectError::other(ConnectorRuntimeError::UnknownClass(class).to_string())
         })?;
         let instance = (plugin.create)();
-        let (key_converter, key_class) =
-            key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
-        let (value_converter, value_class) =
-            key_or_value_converter(&self.registry, connector_props, &self.config, false)?;
-        let (header_converter, header_class) =
-            header_converter(&self.registry, connector_props, &self.config)?;
-        let chain = TransformationChain::from_config(&self.registry, connector_props)?;
+        let (key_converter, key_class, value_converter, value_class, header_converter, header_class, chain) =
+            if plugin.hosted {
+                // The plugin host converts and transforms with Kafka's own classes; here the
+                // records are raw bytes.
+                let (k, v, h) = raw_bytes_converters();
+                let class = || RAW_BYTES_CONVERTER.to_owned();
+                (k, class(), v, class(), h, class(), TransformationChain::default())
+            } else {
+                let (key_converter, key_class) =
+                    key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
+                let (value_converter, value_class) =
+                    key_or_value_converter(&self.registry, connector_props, &self.config, false)?;
+                let (header_converter, header_class) =
+                    header_converter(&self.registry, connector_props, &self.config)?;
+                let chain = TransformationChain::from_config(&self.registry, connector_props)?;
+                (key_converter, key_class, value_converter, value_class, header_converter, header_class, chain)
+            };
         let cancel = self.shutdown.child_token();
         let ctx = TaskContext {
             id: id.clone(),

@@ -1,0 +1,99 @@
+//! The worker's plugins: Ferry's own, and with `plugin.path` set, the Java plugins the plugin
+//! host finds there, registered under their class names beside the native ones.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context};
+use ferry_plugin_host::{HostSettings, PluginHost};
+use ferry_runtime::config::worker::{
+    WorkerConfig, PLUGIN_HOST_CALL_TIMEOUT_MS, PLUGIN_PATH, PLUGIN_PREFERENCE,
+};
+use ferry_runtime::plugins::{ConnectorPlugin, HostedPluginInfo, PluginKind, Registry};
+
+/// The registry, and the plugin host when `plugin.path` names any entry (no JVM otherwise).
+pub async fn registry(
+    config: &WorkerConfig,
+    worker_id: &str,
+) -> anyhow::Result<(Registry, Option<Arc<PluginHost>>)> {
+    let mut registry = Registry::builtin();
+    let path = config.originals.get(PLUGIN_PATH).map(|p| p.trim()).unwrap_or("");
+    if path.is_empty() {
+        return Ok((registry, None));
+    }
+    let prefer_hosted = match config.originals.get(PLUGIN_PREFERENCE).map(|v| v.trim()) {
+        None | Some("native") => false,
+        Some("plugin.path") => true,
+        Some(other) => bail!(
+            "Invalid value {other} for configuration {PLUGIN_PREFERENCE}: must be native or plugin.path"
+        ),
+    };
+    let call_timeout = match config.originals.get(PLUGIN_HOST_CALL_TIMEOUT_MS) {
+        None => Duration::from_secs(300),
+        Some(v) => Duration::from_millis(v.trim().parse().map_err(|_| {
+            anyhow!("Invalid value {v} for configuration {PLUGIN_HOST_CALL_TIMEOUT_MS}: Not a number of type LONG")
+        })?),
+    };
+    let home = HostSettings::find_home().ok_or_else(|| {
+        anyhow!("plugin.path is set, but Ferry's plugin host is not built: run scripts/plugin-host build, or set FERRY_PLUGIN_HOST to its directory")
+    })?;
+    let mut worker_props = config.originals.clone();
+    // The host builds Kafka's own WorkerConfig, which requires the converters.
+    worker_props
+        .entry("key.converter".to_owned())
+        .or_insert_with(|| config.key_converter.clone());
+    worker_props
+        .entry("value.converter".to_owned())
+        .or_insert_with(|| config.value_converter.clone());
+    let settings = HostSettings {
+        home,
+        java: HostSettings::java(),
+        worker_props,
+        worker_id: worker_id.to_owned(),
+        call_timeout,
+        stop_timeout: config.task_shutdown_timeout,
+        start_timeout: Duration::from_secs(300),
+    };
+    let runtime = tokio::runtime::Handle::current();
+    let host = tokio::task::spawn_blocking(move || PluginHost::start(settings, runtime))
+        .await?
+        .context("starting the plugin host for plugin.path")?;
+    let mut connectors = Vec::new();
+    let mut others = Vec::new();
+    for p in host.plugins() {
+        let kind = match p.kind.as_str() {
+            "source" => PluginKind::Source,
+            "sink" => PluginKind::Sink,
+            "converter" => PluginKind::Converter,
+            "header_converter" => PluginKind::HeaderConverter,
+            "transformation" => PluginKind::Transformation,
+            "predicate" => PluginKind::Predicate,
+            _ => continue,
+        };
+        if matches!(kind, PluginKind::Source | PluginKind::Sink) {
+            let (host, class) = (host.clone(), p.class_name.clone());
+            let sink = kind == PluginKind::Sink;
+            connectors.push(ConnectorPlugin {
+                class_name: p.class_name.clone(),
+                kind,
+                version: p.version.clone(),
+                create: Arc::new(move || host.connector(&class, sink)),
+                hosted: true,
+            });
+        } else {
+            others.push(HostedPluginInfo {
+                class_name: p.class_name.clone(),
+                kind,
+                version: p.version.clone(),
+            });
+        }
+    }
+    tracing::info!(
+        connectors = connectors.len(),
+        others = others.len(),
+        prefer = if prefer_hosted { "plugin.path" } else { "native" },
+        "Plugins found on plugin.path"
+    );
+    registry.add_hosted(connectors, others, prefer_hosted);
+    Ok((registry, Some(host)))
+}

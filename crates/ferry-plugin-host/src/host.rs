@@ -1,0 +1,239 @@
+//! The plugin host as Ferry sees it: started once when `plugin.path` is set, started again
+//! after it died when work needs it, and the worker-side state its calls rely on (offset
+//! readers and connector contexts).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ferry_api::connector::{AnyConnector, ConnectorContext};
+use ferry_api::task::OffsetStorageReader;
+use ferry_api::{ConfigMap, ConnectError};
+use serde_json::{json, Value};
+
+use crate::connection::{java_error, Connection};
+use crate::connector::HostedConnector;
+use crate::error::HostError;
+use crate::frame::Header;
+
+/// How to run the host.
+#[derive(Debug, Clone)]
+pub struct HostSettings {
+    /// The directory holding `ferry-plugin-host.jar` and `lib/`.
+    pub home: PathBuf,
+    pub java: PathBuf,
+    /// The worker's own properties; the host reads `plugin.path` and the converters from them.
+    pub worker_props: ConfigMap,
+    pub worker_id: String,
+    /// Deadline of calls that have no other (start, poll, put, commit).
+    pub call_timeout: Duration,
+    /// Deadline of stops (`task.shutdown.graceful.timeout.ms`).
+    pub stop_timeout: Duration,
+    /// Deadline of the start-up scan of `plugin.path`.
+    pub start_timeout: Duration,
+}
+
+impl HostSettings {
+    /// The host's directory: `FERRY_PLUGIN_HOST`, else `plugin-host/target` found from the
+    /// running binary's directory upwards, else from the working directory.
+    pub fn find_home() -> Option<PathBuf> {
+        if let Some(dir) = std::env::var_os("FERRY_PLUGIN_HOST") {
+            return Some(PathBuf::from(dir));
+        }
+        let exe = std::env::current_exe().ok();
+        let starts = exe.iter().filter_map(|e| e.parent().map(PathBuf::from)).chain(std::env::current_dir().ok());
+        for start in starts {
+            for dir in start.ancestors() {
+                let candidate = dir.join("plugin-host/target");
+                if candidate.join("ferry-plugin-host.jar").is_file() {
+                    return Some(candidate);
+                }
+            }
+        }
+        None
+    }
+
+    /// `java` from `JAVA_HOME` when set, as Kafka's scripts choose it.
+    pub fn java() -> PathBuf {
+        match std::env::var_os("JAVA_HOME") {
+            Some(home) => PathBuf::from(home).join("bin/java"),
+            None => PathBuf::from("java"),
+        }
+    }
+}
+
+/// A plugin found on `plugin.path`, as the host listed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginInfo {
+    pub class_name: String,
+    /// Java's type name: `source`, `sink`, `converter`, `header_converter`, `transformation`, `predicate`.
+    pub kind: String,
+    pub version: String,
+}
+
+/// What the host's calls and events reach on Ferry's side.
+pub(crate) struct Hooks {
+    pub runtime: tokio::runtime::Handle,
+    readers: Mutex<HashMap<String, Arc<dyn OffsetStorageReader>>>,
+    contexts: Mutex<HashMap<String, (u64, Arc<dyn ConnectorContext>)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Hooks {
+    pub fn register_reader(&self, connector: &str, reader: Arc<dyn OffsetStorageReader>) {
+        lock(&self.readers).insert(connector.to_owned(), reader);
+    }
+
+    pub fn register_context(&self, connector: &str, generation: u64, context: Arc<dyn ConnectorContext>) {
+        lock(&self.contexts).insert(connector.to_owned(), (generation, context));
+    }
+
+    pub fn forget_context(&self, connector: &str) {
+        lock(&self.contexts).remove(connector);
+    }
+
+    /// Answers a call from the host: reads of stored source offsets.
+    pub async fn answer(&self, header: &Header) -> Result<Value, ConnectError> {
+        let op = header.get("op").and_then(Value::as_str).unwrap_or("");
+        if op != "offsets.read" {
+            return Err(ConnectError::other(format!("Ferry does not answer {op}")));
+        }
+        let connector = header.get("connector").and_then(Value::as_str).unwrap_or("");
+        let reader = lock(&self.readers)
+            .get(connector)
+            .cloned()
+            .ok_or_else(|| ConnectError::other(format!("No offsets are readable for connector {connector}")))?;
+        let mut offsets = Vec::new();
+        for partition in header.get("partitions").and_then(Value::as_array).into_iter().flatten() {
+            let json = partition.as_str().unwrap_or("null");
+            let partition = ferry_json::decode_offset(json.as_bytes())?;
+            let offset = reader.offset(&partition).await?;
+            offsets.push(match offset {
+                Some(o) => Value::String(String::from_utf8_lossy(&ferry_json::encode_offset(&o)?).into_owned()),
+                None => Value::Null,
+            });
+        }
+        Ok(json!({ "offsets": offsets }))
+    }
+
+    pub fn event(&self, generation: u64, header: &Header) {
+        let connector = header.get("connector").and_then(Value::as_str).unwrap_or("");
+        let context = match lock(&self.contexts).get(connector) {
+            Some((g, c)) if *g == generation => c.clone(),
+            _ => return,
+        };
+        match header.get("op").and_then(Value::as_str) {
+            Some("connector.reconfigure") => context.request_task_reconfiguration(),
+            Some("connector.error") => context.raise_error(java_error(header.get("error").unwrap_or(&Value::Null))),
+            other => tracing::warn!(op = ?other, "Unknown event from the plugin host"),
+        }
+    }
+
+    /// Connectors that ran in a host that died fail with the reason.
+    pub fn host_exited(&self, generation: u64, cause: &str) {
+        let failed: Vec<Arc<dyn ConnectorContext>> = {
+            let mut contexts = lock(&self.contexts);
+            let names: Vec<String> = contexts.iter().filter(|(_, (g, _))| *g == generation).map(|(n, _)| n.clone()).collect();
+            names.iter().filter_map(|n| contexts.remove(n)).map(|(_, c)| c).collect()
+        };
+        for context in failed {
+            context.raise_error(ConnectError::other(cause.to_owned()));
+        }
+    }
+}
+
+pub struct PluginHost {
+    pub(crate) settings: HostSettings,
+    pub(crate) hooks: Arc<Hooks>,
+    current: Mutex<(u64, Option<Arc<Connection>>)>,
+    plugins: Vec<PluginInfo>,
+}
+
+impl PluginHost {
+    /// Starts the host and scans `plugin.path`; call from within the Tokio runtime, off its
+    /// async threads (the scan takes seconds).
+    pub fn start(settings: HostSettings, runtime: tokio::runtime::Handle) -> Result<Arc<Self>, HostError> {
+        let hooks = Arc::new(Hooks {
+            runtime,
+            readers: Mutex::default(),
+            contexts: Mutex::default(),
+        });
+        let mut host = PluginHost {
+            settings,
+            hooks,
+            current: Mutex::new((0, None)),
+            plugins: Vec::new(),
+        };
+        let (_, init) = host.start_connection()?;
+        host.plugins = init
+            .get("plugins")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let text = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+                PluginInfo {
+                    class_name: text("class"),
+                    kind: text("type"),
+                    version: text("version"),
+                }
+            })
+            .collect();
+        Ok(Arc::new(host))
+    }
+
+    fn start_connection(&self) -> Result<(Arc<Connection>, Value), HostError> {
+        let mut current = lock(&self.current);
+        let generation = current.0 + 1;
+        let conn = Connection::start(&self.settings, generation, self.hooks.clone())?;
+        let mut header = Header::new();
+        header.insert("workerProps".into(), json!(self.settings.worker_props));
+        header.insert("workerId".into(), json!(self.settings.worker_id));
+        let init = conn.call_blocking("init", header, &[], self.settings.start_timeout);
+        let (body, _) = match init {
+            Ok(answer) => answer,
+            Err(e) => {
+                conn.kill();
+                return Err(HostError::Start(e.to_string()));
+            }
+        };
+        *current = (generation, Some(conn.clone()));
+        Ok((conn, body))
+    }
+
+    /// The running host, started again if it died.
+    pub(crate) fn connection(&self) -> Result<Arc<Connection>, HostError> {
+        if let Some(conn) = lock(&self.current).1.clone().filter(|c| c.is_alive()) {
+            return Ok(conn);
+        }
+        tracing::info!("Starting the plugin host again");
+        self.start_connection().map(|(c, _)| c)
+    }
+
+    pub fn plugins(&self) -> &[PluginInfo] {
+        &self.plugins
+    }
+
+    /// A new instance of a Java connector class found on `plugin.path`.
+    pub fn connector(self: &Arc<Self>, class_name: &str, sink: bool) -> AnyConnector {
+        HostedConnector::any(self.clone(), class_name.to_owned(), sink)
+    }
+
+    /// Ends the host process (Ferry is stopping).
+    pub fn shutdown(&self) {
+        if let Some(conn) = lock(&self.current).1.take() {
+            conn.kill();
+        }
+    }
+
+    /// Kills the running host, as an out-of-memory error or `kill -9` would (tests use it).
+    pub fn kill_for_test(&self) {
+        if let Some(conn) = lock(&self.current).1.clone() {
+            conn.kill();
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! A Java source task in the plugin host. Each poll returns records already transformed and
+//! converted; acknowledgements travel back with the next call and become Java's `commitRecord`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use ferry_api::record::{RecordMetadata, SourceRecord};
+use ferry_api::task::{SourceTask, SourceTaskContext};
+use ferry_api::{ConfigMap, ConnectError};
+use serde_json::{json, Value};
+
+use crate::connection::{Connection, PendingCall};
+use crate::connector::header;
+use crate::host::PluginHost;
+use crate::wire::decode_source_batch;
+
+pub(crate) struct HostedSourceTask {
+    host: Arc<PluginHost>,
+    conn: Option<Arc<Connection>>,
+    task: String,
+    version: String,
+    /// commitRecord calls not yet sent.
+    acks: Vec<Value>,
+    /// A poll whose answer has not been taken yet; kept here so a dropped poll loses nothing.
+    pending_poll: Option<PendingCall>,
+}
+
+impl HostedSourceTask {
+    pub fn new(host: Arc<PluginHost>) -> Self {
+        HostedSourceTask {
+            host,
+            conn: None,
+            task: String::new(),
+            version: String::new(),
+            acks: Vec::new(),
+            pending_poll: None,
+        }
+    }
+
+    fn conn(&self) -> Result<&Arc<Connection>, ConnectError> {
+        self.conn
+            .as_ref()
+            .ok_or_else(|| ConnectError::other("The task was not started in the plugin host"))
+    }
+
+    fn args(&mut self) -> Value {
+        json!({ "task": self.task, "acks": std::mem::take(&mut self.acks) })
+    }
+}
+
+#[async_trait]
+impl SourceTask for HostedSourceTask {
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    async fn start(&mut self, props: &ConfigMap, context: SourceTaskContext) -> ferry_api::error::Result<()> {
+        let id = context.identity;
+        self.task = format!("{}-{}", id.connector, id.task);
+        let conn = self.host.connection()?;
+        self.host.hooks.register_reader(&id.connector, context.offset_reader.clone());
+        let args = json!({
+            "task": self.task, "connector": id.connector, "taskNumber": id.task, "sink": false,
+            "connectorConfig": id.connector_configs, "taskConfig": props,
+        });
+        self.conn = Some(conn.clone());
+        let (body, _) = conn.call("task.start", header(args), &[], self.host.settings.call_timeout).await?;
+        self.version = body.get("version").and_then(Value::as_str).unwrap_or("").to_owned();
+        Ok(())
+    }
+
+    async fn poll(&mut self) -> ferry_api::error::Result<Vec<SourceRecord>> {
+        if self.pending_poll.is_none() {
+            let args = self.args();
+            let call = self.conn()?.send("source.poll", header(args), &[], self.host.settings.call_timeout)?;
+            self.pending_poll = Some(call);
+        }
+        let answer = match self.pending_poll.as_mut() {
+            Some(call) => call.wait().await,
+            None => return Ok(Vec::new()),
+        };
+        self.pending_poll = None;
+        let (_, payload) = answer?;
+        decode_source_batch(&payload)
+    }
+
+    async fn commit(&mut self) -> ferry_api::error::Result<()> {
+        let args = self.args();
+        self.conn()?
+            .call("source.commit", header(args), &[], self.host.settings.call_timeout)
+            .await?;
+        Ok(())
+    }
+
+    fn commit_record(&mut self, record: &SourceRecord, metadata: Option<&RecordMetadata>) -> ferry_api::error::Result<()> {
+        if let Some(id) = record.task_tag {
+            self.acks.push(match metadata {
+                Some(m) => json!({ "id": id, "topic": m.topic, "partition": m.partition, "offset": m.offset }),
+                None => json!({ "id": id }),
+            });
+        }
+        Ok(())
+    }
+
+    async fn stop(&mut self) -> ferry_api::error::Result<()> {
+        let conn = self.conn()?.clone();
+        if conn.is_alive() {
+            conn.call("task.stop", header(json!({ "task": self.task })), &[], self.host.settings.stop_timeout)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for HostedSourceTask {
+    /// The pipeline is done with the task: the last acknowledgements, then the host releases it.
+    fn drop(&mut self) {
+        let Some(conn) = self.conn.take() else { return };
+        if !conn.is_alive() {
+            return;
+        }
+        let timeout = self.host.settings.stop_timeout;
+        let args = self.args();
+        let _ = conn.send("source.acks", header(args), &[], timeout);
+        let _ = conn.send("task.close", header(json!({ "task": self.task })), &[], timeout);
+    }
+}
