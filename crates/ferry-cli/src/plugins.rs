@@ -17,7 +17,11 @@ pub async fn registry(
     worker_id: &str,
 ) -> anyhow::Result<(Registry, Option<Arc<PluginHost>>)> {
     let mut registry = Registry::builtin();
-    let path = config.originals.get(PLUGIN_PATH).map(|p| p.trim()).unwrap_or("");
+    let path = config
+        .originals
+        .get(PLUGIN_PATH)
+        .map(|p| p.trim())
+        .unwrap_or("");
     if path.is_empty() {
         return Ok((registry, None));
     }
@@ -91,7 +95,11 @@ pub async fn registry(
     tracing::info!(
         connectors = connectors.len(),
         others = others.len(),
-        prefer = if prefer_hosted { "plugin.path" } else { "native" },
+        prefer = if prefer_hosted {
+            "plugin.path"
+        } else {
+            "native"
+        },
         "Plugins found on plugin.path"
     );
     registry.add_hosted(connectors, others, prefer_hosted);

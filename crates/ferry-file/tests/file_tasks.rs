@@ -96,7 +96,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
         .start(
             &p,
             SourceTaskContext {
-            identity: Default::default(),
+                identity: Default::default(),
                 configs: p.clone(),
                 offset_reader: Arc::new(StoredOffset(Some(7))),
             },

@@ -47,6 +47,7 @@ pub(crate) struct Connection {
     next_id: AtomicU64,
     /// Why the host is gone, once it is.
     exited: Mutex<Option<String>>,
+    exited_signal: std::sync::Condvar,
     child: Mutex<Child>,
     last_lines: Mutex<VecDeque<String>>,
 }
@@ -66,7 +67,9 @@ impl PendingCall {
     pub async fn wait(&mut self) -> Answer {
         match tokio::time::timeout_at(self.deadline, &mut self.rx).await {
             Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => Err(HostError::Exited("The plugin host connection closed".into())),
+            Ok(Err(_)) => Err(HostError::Exited(
+                "The plugin host connection closed".into(),
+            )),
             Err(_) => Err(HostError::Timeout {
                 op: self.op.clone(),
                 ms: 0,
@@ -76,7 +79,11 @@ impl PendingCall {
 }
 
 impl Connection {
-    pub fn start(settings: &HostSettings, generation: u64, hooks: Arc<Hooks>) -> Result<Arc<Self>, HostError> {
+    pub fn start(
+        settings: &HostSettings,
+        generation: u64,
+        hooks: Arc<Hooks>,
+    ) -> Result<Arc<Self>, HostError> {
         let jar = settings.home.join("ferry-plugin-host.jar");
         if !jar.is_file() {
             return Err(HostError::Start(format!(
@@ -87,7 +94,8 @@ impl Connection {
         let classpath = format!("{}:{}/lib/*", jar.display(), settings.home.display());
         let mut command = Command::new(&settings.java);
         // As Kafka's scripts read them; the host exits on OutOfMemoryError rather than limp on.
-        let heap = std::env::var("KAFKA_HEAP_OPTS").unwrap_or_else(|_| "-Xms256M -Xmx2G".to_owned());
+        let heap =
+            std::env::var("KAFKA_HEAP_OPTS").unwrap_or_else(|_| "-Xms256M -Xmx2G".to_owned());
         command.args(heap.split_whitespace());
         if let Ok(opts) = std::env::var("KAFKA_OPTS") {
             command.args(opts.split_whitespace());
@@ -105,7 +113,9 @@ impl Connection {
             .spawn()
             .map_err(|e| HostError::Start(format!("{}: {e}", settings.java.display())))?;
         let pid = child.id();
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
             return Err(HostError::Start("no pipes to the host process".into()));
         };
         let conn = Arc::new(Connection {
@@ -114,6 +124,7 @@ impl Connection {
             pending: Mutex::default(),
             next_id: AtomicU64::new(1),
             exited: Mutex::default(),
+            exited_signal: std::sync::Condvar::new(),
             child: Mutex::new(child),
             last_lines: Mutex::default(),
         });
@@ -171,7 +182,11 @@ impl Connection {
         let level = parts.next().unwrap_or("INFO");
         let logger = parts.next().unwrap_or("");
         let context = parts.next().unwrap_or("").trim();
-        let message = parts.next().unwrap_or("").replace("\\n", "\n").replace("\\r", "");
+        let message = parts
+            .next()
+            .unwrap_or("")
+            .replace("\\n", "\n")
+            .replace("\\r", "");
         macro_rules! emit {
             ($lvl:ident) => {
                 tracing::$lvl!(target: "ferry_plugin_host::java", logger, context, "{message}")
@@ -187,7 +202,11 @@ impl Connection {
     }
 
     fn dispatch(self: &Arc<Self>, frame: Frame, hooks: &Arc<Hooks>) {
-        let kind = frame.header.get("kind").and_then(Value::as_str).unwrap_or("");
+        let kind = frame
+            .header
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let id = frame.header.get("id").and_then(Value::as_u64).unwrap_or(0);
         match kind {
             "reply" => {
@@ -225,7 +244,9 @@ impl Connection {
             loop {
                 match child.try_wait() {
                     Ok(Some(status)) => break Some(status),
-                    Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(20))
+                    }
                     _ => {
                         let _ = child.kill();
                         break child.wait().ok();
@@ -244,7 +265,10 @@ impl Connection {
             }
             None => "and its status is unknown".to_owned(),
         };
-        let mut cause = format!("The plugin host (generation {}) exited {how}", self.generation);
+        let mut cause = format!(
+            "The plugin host (generation {}) exited {how}",
+            self.generation
+        );
         let kept = lock(&self.last_lines);
         if !kept.is_empty() {
             cause.push_str("; its last output: ");
@@ -253,6 +277,7 @@ impl Connection {
         drop(kept);
         tracing::error!("{cause}");
         *lock(&self.exited) = Some(cause.clone());
+        self.exited_signal.notify_all();
         for (_, waiter) in lock(&self.pending).drain() {
             waiter.send(Err(HostError::Exited(cause.clone())));
         }
@@ -263,7 +288,13 @@ impl Connection {
         write_frame(&mut *lock(&self.stdin), header, payload)
     }
 
-    fn send_frame(&self, op: &str, mut header: Header, payload: &[u8], waiter: Waiter) -> Result<(), HostError> {
+    fn send_frame(
+        &self,
+        op: &str,
+        mut header: Header,
+        payload: &[u8],
+        waiter: Waiter,
+    ) -> Result<(), HostError> {
         if let Some(cause) = lock(&self.exited).clone() {
             return Err(HostError::Exited(cause));
         }
@@ -274,14 +305,29 @@ impl Connection {
         lock(&self.pending).insert(id, waiter);
         if let Err(e) = self.write(&header, payload) {
             lock(&self.pending).remove(&id);
-            let cause = lock(&self.exited).clone();
-            return Err(HostError::Exited(cause.unwrap_or_else(|| format!("Cannot write to the plugin host: {e}"))));
+            // A broken pipe means the host is gone; its reader thread is finding out how.
+            let exited = self
+                .exited_signal
+                .wait_timeout_while(lock(&self.exited), Duration::from_secs(10), |cause| {
+                    cause.is_none()
+                })
+                .map(|(cause, _)| cause.clone())
+                .unwrap_or_else(|p| p.into_inner().0.clone());
+            return Err(HostError::Exited(exited.unwrap_or_else(|| {
+                format!("Cannot write to the plugin host: {e}")
+            })));
         }
         Ok(())
     }
 
     /// Sends a call whose answer is awaited later (and possibly by a later future).
-    pub fn send(&self, op: &str, header: Header, payload: &[u8], timeout: Duration) -> Result<PendingCall, HostError> {
+    pub fn send(
+        &self,
+        op: &str,
+        header: Header,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> Result<PendingCall, HostError> {
         let (tx, rx) = oneshot::channel();
         self.send_frame(op, header, payload, Waiter::Async(tx))?;
         Ok(PendingCall {
@@ -291,32 +337,54 @@ impl Connection {
         })
     }
 
-    pub async fn call(&self, op: &str, header: Header, payload: &[u8], timeout: Duration) -> Answer {
+    pub async fn call(
+        &self,
+        op: &str,
+        header: Header,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> Answer {
         let mut pending = self.send(op, header, payload, timeout)?;
         pending.wait().await.map_err(|e| with_timeout(e, timeout))
     }
 
     /// A call from synchronous code (the connector trait's methods); on Tokio's multi-thread
     /// runtime the wait moves other work off this thread first.
-    pub fn call_blocking(&self, op: &str, header: Header, payload: &[u8], timeout: Duration) -> Answer {
+    pub fn call_blocking(
+        &self,
+        op: &str,
+        header: Header,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> Answer {
         let (tx, rx) = mpsc::channel();
         self.send_frame(op, header, payload, Waiter::Sync(tx))?;
         let wait = || rx.recv_timeout(timeout);
         let answer = match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(wait),
+            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(wait)
+            }
             _ => wait(),
         };
         match answer {
             Ok(a) => a,
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(HostError::Timeout { op: op.to_owned(), ms: timeout.as_millis() }),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(HostError::Exited("The plugin host connection closed".into())),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(HostError::Timeout {
+                op: op.to_owned(),
+                ms: timeout.as_millis(),
+            }),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(HostError::Exited(
+                "The plugin host connection closed".into(),
+            )),
         }
     }
 }
 
 fn with_timeout(e: HostError, timeout: Duration) -> HostError {
     match e {
-        HostError::Timeout { op, .. } => HostError::Timeout { op, ms: timeout.as_millis() },
+        HostError::Timeout { op, .. } => HostError::Timeout {
+            op,
+            ms: timeout.as_millis(),
+        },
         other => other,
     }
 }
@@ -331,11 +399,20 @@ fn reply(frame: Frame) -> Answer {
 
 /// A Java exception as the host reported it.
 pub(crate) fn java_error(error: &Value) -> ConnectError {
-    let text = |k: &str| error.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let text = |k: &str| {
+        error
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
     ConnectError::Java {
         class: text("class"),
         message: text("message"),
         trace: text("trace"),
-        retriable: error.get("retriable").and_then(Value::as_bool).unwrap_or(false),
+        retriable: error
+            .get("retriable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     }
 }

@@ -3,8 +3,12 @@
 
 use std::sync::Arc;
 
-use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, KeyReport, Width};
-use ferry_api::connector::{AnyConnector, Connector, ConnectorContext, SinkConnector, SourceConnector};
+use ferry_api::config::{
+    ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, KeyReport, Width,
+};
+use ferry_api::connector::{
+    AnyConnector, Connector, ConnectorContext, SinkConnector, SourceConnector,
+};
 use ferry_api::record::OffsetMap;
 use ferry_api::task::{SinkTask, SourceTask};
 use ferry_api::{ConfigMap, ConnectError};
@@ -55,7 +59,9 @@ impl HostedConnector {
             Some(r) => r.conn.clone(),
             None => self.host.connection()?,
         };
-        Ok(conn.call_blocking(op, header(args), &[], self.host.settings.call_timeout)?.0)
+        Ok(conn
+            .call_blocking(op, header(args), &[], self.host.settings.call_timeout)?
+            .0)
     }
 }
 
@@ -85,7 +91,13 @@ fn parse_key(k: &Value) -> Option<ConfigKey> {
         "MEDIUM" => Importance::Medium,
         _ => Importance::Low,
     };
-    let mut key = ConfigKey::new(&text("name"), ty, default, importance, &text("documentation"));
+    let mut key = ConfigKey::new(
+        &text("name"),
+        ty,
+        default,
+        importance,
+        &text("documentation"),
+    );
     if let Some(group) = k.get("group").and_then(Value::as_str) {
         let width = match text("width").as_str() {
             "SHORT" => Width::Short,
@@ -118,7 +130,11 @@ fn parse_report(v: &Value) -> KeyReport {
             .collect()
     };
     KeyReport {
-        name: v.get("name").and_then(Value::as_str).unwrap_or("").to_owned(),
+        name: v
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
         value: v.get("value").and_then(Value::as_str).map(str::to_owned),
         recommended_values: strings("recommended_values"),
         errors: strings("errors"),
@@ -157,7 +173,10 @@ impl Connector for HostedConnector {
     }
 
     fn validate(&self, props: &ConfigMap) -> Vec<KeyReport> {
-        match self.call("connector.validate", json!({ "class": self.class, "config": props })) {
+        match self.call(
+            "connector.validate",
+            json!({ "class": self.class, "config": props }),
+        ) {
             Ok(body) => body
                 .get("configs")
                 .and_then(Value::as_array)
@@ -170,21 +189,35 @@ impl Connector for HostedConnector {
                 name: "connector.class".to_owned(),
                 value: Some(self.class.clone()),
                 recommended_values: Vec::new(),
-                errors: vec![format!("The connector's validation failed: {}", error.trace())],
+                errors: vec![format!(
+                    "The connector's validation failed: {}",
+                    error.trace()
+                )],
                 visible: true,
             }],
         }
     }
 
-    fn start(&mut self, props: &ConfigMap, context: Arc<dyn ConnectorContext>) -> ferry_api::error::Result<()> {
+    fn start(
+        &mut self,
+        props: &ConfigMap,
+        context: Arc<dyn ConnectorContext>,
+    ) -> ferry_api::error::Result<()> {
         let name = props.get("name").cloned().unwrap_or_default();
         let conn = self.host.connection()?;
         if let Some(reader) = context.offset_reader() {
             self.host.hooks.register_reader(&name, reader);
         }
-        self.host.hooks.register_context(&name, conn.generation, context);
+        self.host
+            .hooks
+            .register_context(&name, conn.generation, context);
         let args = json!({ "connector": name, "class": self.class, "config": props });
-        let started = conn.call_blocking("connector.start", header(args), &[], self.host.settings.call_timeout);
+        let started = conn.call_blocking(
+            "connector.start",
+            header(args),
+            &[],
+            self.host.settings.call_timeout,
+        );
         let body = match started {
             Ok((body, _)) => body,
             Err(e) => {
@@ -204,10 +237,18 @@ impl Connector for HostedConnector {
 
     fn task_configs(&self, max_tasks: usize) -> ferry_api::error::Result<Vec<ConfigMap>> {
         let Some(r) = &self.running else {
-            return Err(ConnectError::other("The connector is not running in the plugin host"));
+            return Err(ConnectError::other(
+                "The connector is not running in the plugin host",
+            ));
         };
-        let body = self.call("connector.taskConfigs", json!({ "connector": r.name, "maxTasks": max_tasks }))?;
-        Ok(serde_json::from_value(body.get("configs").cloned().unwrap_or(Value::Null)).unwrap_or_default())
+        let body = self.call(
+            "connector.taskConfigs",
+            json!({ "connector": r.name, "maxTasks": max_tasks }),
+        )?;
+        Ok(
+            serde_json::from_value(body.get("configs").cloned().unwrap_or(Value::Null))
+                .unwrap_or_default(),
+        )
     }
 
     fn stop(&mut self) -> ferry_api::error::Result<()> {
@@ -218,13 +259,20 @@ impl Connector for HostedConnector {
         if !r.conn.is_alive() {
             return Ok(());
         }
-        r.conn
-            .call_blocking("connector.stop", header(json!({ "connector": r.name })), &[], self.host.settings.stop_timeout)?;
+        r.conn.call_blocking(
+            "connector.stop",
+            header(json!({ "connector": r.name })),
+            &[],
+            self.host.settings.stop_timeout,
+        )?;
         Ok(())
     }
 
     fn task_class(&self) -> Option<String> {
-        self.running.as_ref().map(|r| r.task_class.clone()).filter(|c| !c.is_empty())
+        self.running
+            .as_ref()
+            .map(|r| r.task_class.clone())
+            .filter(|c| !c.is_empty())
     }
 
     fn alter_offsets(
@@ -233,7 +281,8 @@ impl Connector for HostedConnector {
         offsets: &[(OffsetMap, Option<OffsetMap>)],
     ) -> ferry_api::error::Result<bool> {
         let to_json = |m: &OffsetMap| -> Result<Value, ConnectError> {
-            serde_json::from_slice(&ferry_json::encode_offset(m)?).map_err(|e| ConnectError::with_source("Invalid offsets", e))
+            serde_json::from_slice(&ferry_json::encode_offset(m)?)
+                .map_err(|e| ConnectError::with_source("Invalid offsets", e))
         };
         let mut list = Vec::new();
         for (partition, offset) in offsets {
@@ -242,8 +291,14 @@ impl Connector for HostedConnector {
                 "offset": offset.as_ref().map(to_json).transpose()?,
             }));
         }
-        let body = self.call("connector.alterOffsets", json!({ "class": self.class, "config": config, "offsets": list }))?;
-        Ok(body.get("handled").and_then(Value::as_bool).unwrap_or(false))
+        let body = self.call(
+            "connector.alterOffsets",
+            json!({ "class": self.class, "config": config, "offsets": list }),
+        )?;
+        Ok(body
+            .get("handled")
+            .and_then(Value::as_bool)
+            .unwrap_or(false))
     }
 }
 
@@ -273,10 +328,15 @@ mod tests {
         .unwrap();
         assert_eq!(key.ty, ConfigType::String);
         assert_eq!(key.default, DefaultValue::Null);
-        let required = parse_key(&json!({"name": "topic", "type": "LIST", "required": true, "importance": "MEDIUM"})).unwrap();
+        let required = parse_key(
+            &json!({"name": "topic", "type": "LIST", "required": true, "importance": "MEDIUM"}),
+        )
+        .unwrap();
         assert_eq!(required.default, DefaultValue::Required);
         assert_eq!(required.ty, ConfigType::List);
-        let report = parse_report(&json!({"name": "topic", "value": null, "recommended_values": [], "errors": ["Missing required configuration \"topic\" which has no default value."], "visible": true}));
+        let report = parse_report(
+            &json!({"name": "topic", "value": null, "recommended_values": [], "errors": ["Missing required configuration \"topic\" which has no default value."], "visible": true}),
+        );
         assert_eq!(report.errors.len(), 1);
         assert_eq!(report.value, None);
     }

@@ -24,11 +24,17 @@ pub fn read_frame(input: &mut impl Read) -> io::Result<Option<Frame>> {
     let mut rest = vec![0u8; total];
     input.read_exact(&mut rest)?;
     if total < 4 {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "frame too short"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "frame too short",
+        ));
     }
     let header_len = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
     if 4 + header_len > total {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "frame header overruns the frame"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "frame header overruns the frame",
+        ));
     }
     let header: Header = serde_json::from_slice(&rest[4..4 + header_len])
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;

@@ -42,7 +42,10 @@ impl HostSettings {
             return Some(PathBuf::from(dir));
         }
         let exe = std::env::current_exe().ok();
-        let starts = exe.iter().filter_map(|e| e.parent().map(PathBuf::from)).chain(std::env::current_dir().ok());
+        let starts = exe
+            .iter()
+            .filter_map(|e| e.parent().map(PathBuf::from))
+            .chain(std::env::current_dir().ok());
         for start in starts {
             for dir in start.ancestors() {
                 let candidate = dir.join("plugin-host/target");
@@ -88,7 +91,12 @@ impl Hooks {
         lock(&self.readers).insert(connector.to_owned(), reader);
     }
 
-    pub fn register_context(&self, connector: &str, generation: u64, context: Arc<dyn ConnectorContext>) {
+    pub fn register_context(
+        &self,
+        connector: &str,
+        generation: u64,
+        context: Arc<dyn ConnectorContext>,
+    ) {
         lock(&self.contexts).insert(connector.to_owned(), (generation, context));
     }
 
@@ -102,18 +110,27 @@ impl Hooks {
         if op != "offsets.read" {
             return Err(ConnectError::other(format!("Ferry does not answer {op}")));
         }
-        let connector = header.get("connector").and_then(Value::as_str).unwrap_or("");
-        let reader = lock(&self.readers)
-            .get(connector)
-            .cloned()
-            .ok_or_else(|| ConnectError::other(format!("No offsets are readable for connector {connector}")))?;
+        let connector = header
+            .get("connector")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let reader = lock(&self.readers).get(connector).cloned().ok_or_else(|| {
+            ConnectError::other(format!("No offsets are readable for connector {connector}"))
+        })?;
         let mut offsets = Vec::new();
-        for partition in header.get("partitions").and_then(Value::as_array).into_iter().flatten() {
+        for partition in header
+            .get("partitions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let json = partition.as_str().unwrap_or("null");
             let partition = ferry_json::decode_offset(json.as_bytes())?;
             let offset = reader.offset(&partition).await?;
             offsets.push(match offset {
-                Some(o) => Value::String(String::from_utf8_lossy(&ferry_json::encode_offset(&o)?).into_owned()),
+                Some(o) => Value::String(
+                    String::from_utf8_lossy(&ferry_json::encode_offset(&o)?).into_owned(),
+                ),
                 None => Value::Null,
             });
         }
@@ -121,14 +138,19 @@ impl Hooks {
     }
 
     pub fn event(&self, generation: u64, header: &Header) {
-        let connector = header.get("connector").and_then(Value::as_str).unwrap_or("");
+        let connector = header
+            .get("connector")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let context = match lock(&self.contexts).get(connector) {
             Some((g, c)) if *g == generation => c.clone(),
             _ => return,
         };
         match header.get("op").and_then(Value::as_str) {
             Some("connector.reconfigure") => context.request_task_reconfiguration(),
-            Some("connector.error") => context.raise_error(java_error(header.get("error").unwrap_or(&Value::Null))),
+            Some("connector.error") => {
+                context.raise_error(java_error(header.get("error").unwrap_or(&Value::Null)))
+            }
             other => tracing::warn!(op = ?other, "Unknown event from the plugin host"),
         }
     }
@@ -137,8 +159,16 @@ impl Hooks {
     pub fn host_exited(&self, generation: u64, cause: &str) {
         let failed: Vec<Arc<dyn ConnectorContext>> = {
             let mut contexts = lock(&self.contexts);
-            let names: Vec<String> = contexts.iter().filter(|(_, (g, _))| *g == generation).map(|(n, _)| n.clone()).collect();
-            names.iter().filter_map(|n| contexts.remove(n)).map(|(_, c)| c).collect()
+            let names: Vec<String> = contexts
+                .iter()
+                .filter(|(_, (g, _))| *g == generation)
+                .map(|(n, _)| n.clone())
+                .collect();
+            names
+                .iter()
+                .filter_map(|n| contexts.remove(n))
+                .map(|(_, c)| c)
+                .collect()
         };
         for context in failed {
             context.raise_error(ConnectError::other(cause.to_owned()));
@@ -156,7 +186,10 @@ pub struct PluginHost {
 impl PluginHost {
     /// Starts the host and scans `plugin.path`; call from within the Tokio runtime, off its
     /// async threads (the scan takes seconds).
-    pub fn start(settings: HostSettings, runtime: tokio::runtime::Handle) -> Result<Arc<Self>, HostError> {
+    pub fn start(
+        settings: HostSettings,
+        runtime: tokio::runtime::Handle,
+    ) -> Result<Arc<Self>, HostError> {
         let hooks = Arc::new(Hooks {
             runtime,
             readers: Mutex::default(),

@@ -23,11 +23,18 @@ pub(crate) struct HostedSinkTask {
 }
 
 fn partitions(list: &[TopicPartition]) -> Value {
-    Value::Array(list.iter().map(|tp| json!({ "topic": tp.topic, "partition": tp.partition })).collect())
+    Value::Array(
+        list.iter()
+            .map(|tp| json!({ "topic": tp.topic, "partition": tp.partition }))
+            .collect(),
+    )
 }
 
 fn topic_partition(v: &Value) -> Option<TopicPartition> {
-    Some(TopicPartition::new(v.get("topic")?.as_str()?, v.get("partition")?.as_i64()? as i32))
+    Some(TopicPartition::new(
+        v.get("topic")?.as_str()?,
+        v.get("partition")?.as_i64()? as i32,
+    ))
 }
 
 impl HostedSinkTask {
@@ -41,13 +48,21 @@ impl HostedSinkTask {
         }
     }
 
-    async fn call(&self, op: &str, mut args: Value, payload: &[u8], batch: &[SinkRecord]) -> Result<Value, ConnectError> {
+    async fn call(
+        &self,
+        op: &str,
+        mut args: Value,
+        payload: &[u8],
+        batch: &[SinkRecord],
+    ) -> Result<Value, ConnectError> {
         let conn = self
             .conn
             .as_ref()
             .ok_or_else(|| ConnectError::other("The task was not started in the plugin host"))?;
         args["task"] = json!(self.task);
-        let (body, _) = conn.call(op, header(args), payload, self.host.settings.call_timeout).await?;
+        let (body, _) = conn
+            .call(op, header(args), payload, self.host.settings.call_timeout)
+            .await?;
         self.apply(&body, batch);
         Ok(body)
     }
@@ -55,13 +70,25 @@ impl HostedSinkTask {
     /// Carries out what the Java task asked of its context during the call.
     fn apply(&self, body: &Value, batch: &[SinkRecord]) {
         let Some(context) = &self.context else { return };
-        let list = |k: &str| body.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+        let list = |k: &str| {
+            body.get(k)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
         for r in list("rewind") {
-            if let (Some(tp), Some(offset)) = (topic_partition(&r), r.get("offset").and_then(Value::as_i64)) {
+            if let (Some(tp), Some(offset)) =
+                (topic_partition(&r), r.get("offset").and_then(Value::as_i64))
+            {
                 context.offset(tp, offset);
             }
         }
-        let tps = |k: &str| list(k).iter().filter_map(topic_partition).collect::<Vec<_>>();
+        let tps = |k: &str| {
+            list(k)
+                .iter()
+                .filter_map(topic_partition)
+                .collect::<Vec<_>>()
+        };
         let pause = tps("pause");
         if !pause.is_empty() {
             context.pause(&pause);
@@ -88,12 +115,18 @@ impl HostedSinkTask {
                 f.get("partition").and_then(Value::as_i64).unwrap_or(-1) as i32,
                 f.get("offset").and_then(Value::as_i64).unwrap_or(-1),
             );
-            let record = batch
-                .iter()
-                .find(|r| (r.original_topic.as_str(), r.original_kafka_partition, r.original_kafka_offset) == at);
+            let record = batch.iter().find(|r| {
+                (
+                    r.original_topic.as_str(),
+                    r.original_kafka_partition,
+                    r.original_kafka_offset,
+                ) == at
+            });
             match (&reporter, record) {
                 (Some(reporter), Some(record)) => reporter.report(record, error),
-                _ => tracing::warn!(topic = at.0, partition = at.1, offset = at.2, %error, "A record failed in the plugin host and was skipped"),
+                _ => {
+                    tracing::warn!(topic = at.0, partition = at.1, offset = at.2, %error, "A record failed in the plugin host and was skipped")
+                }
             }
         }
     }
@@ -105,7 +138,11 @@ impl SinkTask for HostedSinkTask {
         self.version.clone()
     }
 
-    async fn start(&mut self, props: &ConfigMap, context: Arc<dyn SinkTaskContext>) -> ferry_api::error::Result<()> {
+    async fn start(
+        &mut self,
+        props: &ConfigMap,
+        context: Arc<dyn SinkTaskContext>,
+    ) -> ferry_api::error::Result<()> {
         let id = context.identity();
         self.task = format!("{}-{}", id.connector, id.task);
         let conn = self.host.connection()?;
@@ -116,18 +153,41 @@ impl SinkTask for HostedSinkTask {
             "errantReporter": context.errant_record_reporter().is_some(),
         });
         self.context = Some(context);
-        let (body, _) = conn.call("task.start", header(args), &[], self.host.settings.call_timeout).await?;
-        self.version = body.get("version").and_then(Value::as_str).unwrap_or("").to_owned();
+        let (body, _) = conn
+            .call(
+                "task.start",
+                header(args),
+                &[],
+                self.host.settings.call_timeout,
+            )
+            .await?;
+        self.version = body
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         Ok(())
     }
 
     async fn open(&mut self, list: &[TopicPartition]) -> ferry_api::error::Result<()> {
-        self.call("sink.open", json!({ "partitions": partitions(list) }), &[], &[]).await?;
+        self.call(
+            "sink.open",
+            json!({ "partitions": partitions(list) }),
+            &[],
+            &[],
+        )
+        .await?;
         Ok(())
     }
 
     async fn close(&mut self, list: &[TopicPartition]) -> ferry_api::error::Result<()> {
-        self.call("sink.close", json!({ "partitions": partitions(list) }), &[], &[]).await?;
+        self.call(
+            "sink.close",
+            json!({ "partitions": partitions(list) }),
+            &[],
+            &[],
+        )
+        .await?;
         Ok(())
     }
 
@@ -142,7 +202,9 @@ impl SinkTask for HostedSinkTask {
             .iter()
             .map(|(tp, o)| json!({ "topic": tp.topic, "partition": tp.partition, "offset": o }))
             .collect();
-        let body = self.call("sink.preCommit", json!({ "offsets": list }), &[], &[]).await?;
+        let body = self
+            .call("sink.preCommit", json!({ "offsets": list }), &[], &[])
+            .await?;
         Ok(body
             .get("offsets")
             .and_then(Value::as_array)
@@ -154,8 +216,13 @@ impl SinkTask for HostedSinkTask {
 
     async fn stop(&mut self) -> ferry_api::error::Result<()> {
         if let Some(conn) = self.conn.clone().filter(|c| c.is_alive()) {
-            conn.call("task.stop", header(json!({ "task": self.task })), &[], self.host.settings.stop_timeout)
-                .await?;
+            conn.call(
+                "task.stop",
+                header(json!({ "task": self.task })),
+                &[],
+                self.host.settings.stop_timeout,
+            )
+            .await?;
         }
         Ok(())
     }
@@ -164,7 +231,12 @@ impl SinkTask for HostedSinkTask {
 impl Drop for HostedSinkTask {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take().filter(|c| c.is_alive()) {
-            let _ = conn.send("task.close", header(json!({ "task": self.task })), &[], self.host.settings.stop_timeout);
+            let _ = conn.send(
+                "task.close",
+                header(json!({ "task": self.task })),
+                &[],
+                self.host.settings.stop_timeout,
+            );
         }
     }
 }

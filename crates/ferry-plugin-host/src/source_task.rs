@@ -54,25 +54,47 @@ impl SourceTask for HostedSourceTask {
         self.version.clone()
     }
 
-    async fn start(&mut self, props: &ConfigMap, context: SourceTaskContext) -> ferry_api::error::Result<()> {
+    async fn start(
+        &mut self,
+        props: &ConfigMap,
+        context: SourceTaskContext,
+    ) -> ferry_api::error::Result<()> {
         let id = context.identity;
         self.task = format!("{}-{}", id.connector, id.task);
         let conn = self.host.connection()?;
-        self.host.hooks.register_reader(&id.connector, context.offset_reader.clone());
+        self.host
+            .hooks
+            .register_reader(&id.connector, context.offset_reader.clone());
         let args = json!({
             "task": self.task, "connector": id.connector, "taskNumber": id.task, "sink": false,
             "connectorConfig": id.connector_configs, "taskConfig": props,
         });
         self.conn = Some(conn.clone());
-        let (body, _) = conn.call("task.start", header(args), &[], self.host.settings.call_timeout).await?;
-        self.version = body.get("version").and_then(Value::as_str).unwrap_or("").to_owned();
+        let (body, _) = conn
+            .call(
+                "task.start",
+                header(args),
+                &[],
+                self.host.settings.call_timeout,
+            )
+            .await?;
+        self.version = body
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         Ok(())
     }
 
     async fn poll(&mut self) -> ferry_api::error::Result<Vec<SourceRecord>> {
         if self.pending_poll.is_none() {
             let args = self.args();
-            let call = self.conn()?.send("source.poll", header(args), &[], self.host.settings.call_timeout)?;
+            let call = self.conn()?.send(
+                "source.poll",
+                header(args),
+                &[],
+                self.host.settings.call_timeout,
+            )?;
             self.pending_poll = Some(call);
         }
         let answer = match self.pending_poll.as_mut() {
@@ -87,12 +109,21 @@ impl SourceTask for HostedSourceTask {
     async fn commit(&mut self) -> ferry_api::error::Result<()> {
         let args = self.args();
         self.conn()?
-            .call("source.commit", header(args), &[], self.host.settings.call_timeout)
+            .call(
+                "source.commit",
+                header(args),
+                &[],
+                self.host.settings.call_timeout,
+            )
             .await?;
         Ok(())
     }
 
-    fn commit_record(&mut self, record: &SourceRecord, metadata: Option<&RecordMetadata>) -> ferry_api::error::Result<()> {
+    fn commit_record(
+        &mut self,
+        record: &SourceRecord,
+        metadata: Option<&RecordMetadata>,
+    ) -> ferry_api::error::Result<()> {
         if let Some(id) = record.task_tag {
             self.acks.push(match metadata {
                 Some(m) => json!({ "id": id, "topic": m.topic, "partition": m.partition, "offset": m.offset }),
@@ -105,8 +136,13 @@ impl SourceTask for HostedSourceTask {
     async fn stop(&mut self) -> ferry_api::error::Result<()> {
         let conn = self.conn()?.clone();
         if conn.is_alive() {
-            conn.call("task.stop", header(json!({ "task": self.task })), &[], self.host.settings.stop_timeout)
-                .await?;
+            conn.call(
+                "task.stop",
+                header(json!({ "task": self.task })),
+                &[],
+                self.host.settings.stop_timeout,
+            )
+            .await?;
         }
         Ok(())
     }
@@ -122,6 +158,11 @@ impl Drop for HostedSourceTask {
         let timeout = self.host.settings.stop_timeout;
         let args = self.args();
         let _ = conn.send("source.acks", header(args), &[], timeout);
-        let _ = conn.send("task.close", header(json!({ "task": self.task })), &[], timeout);
+        let _ = conn.send(
+            "task.close",
+            header(json!({ "task": self.task })),
+            &[],
+            timeout,
+        );
     }
 }

@@ -178,7 +178,10 @@ mod tests {
             put_bytes(&mut b, Some(b"h"));
             put_bytes(&mut b, Some(b"v"));
             put_bytes(&mut b, Some(br#"{"filename":"a.txt"}"#));
-            put_bytes(&mut b, Some(format!(r#"{{"position":{offset}}}"#).as_bytes()));
+            put_bytes(
+                &mut b,
+                Some(format!(r#"{{"position":{offset}}}"#).as_bytes()),
+            );
         }
         let records = decode_source_batch(&b).unwrap();
         assert_eq!(records.len(), 2);
@@ -187,7 +190,10 @@ mod tests {
         assert_eq!(records[0].key, Value::Null);
         assert_eq!(records[0].kafka_partition, None);
         assert_eq!(records[0].timestamp, None);
-        assert_eq!(records[1].source_offset.as_ref().unwrap()["position"], Value::Int64(2));
+        assert_eq!(
+            records[1].source_offset.as_ref().unwrap()["position"],
+            Value::Int64(2)
+        );
         assert!(Arc::ptr_eq(
             records[0].source_partition.as_ref().unwrap(),
             records[1].source_partition.as_ref().unwrap()

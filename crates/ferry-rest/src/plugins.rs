@@ -42,9 +42,9 @@ pub(crate) async fn list(
         out.extend(registry.predicates.iter().map(|p| {
             json!({"class": p.class_name, "type": PluginKind::Predicate.rest_name(), "version": version})
         }));
-        out.extend(registry.hosted_others.iter().map(|p| {
-            json!({"class": p.class_name, "type": p.kind.rest_name(), "version": p.version})
-        }));
+        out.extend(registry.hosted_others.iter().map(
+            |p| json!({"class": p.class_name, "type": p.kind.rest_name(), "version": p.version}),
+        ));
     }
     Json(json!(out))
 }

@@ -87,7 +87,8 @@ pub(crate) fn header_converter(
 
 /// The converter that passes record bytes through unchanged, for connectors whose own
 /// converters run in the plugin host.
-pub(crate) const RAW_BYTES_CONVERTER: &str = "org.apache.kafka.connect.converters.ByteArrayConverter";
+pub(crate) const RAW_BYTES_CONVERTER: &str =
+    "org.apache.kafka.connect.converters.ByteArrayConverter";
 
 pub(crate) fn raw_bytes_converters() -> (
     Box<dyn Converter>,

@@ -18,13 +18,13 @@ use crate::errors::{ErrorHandler, ErrorSettings};
 use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
-use ferry_api::task::OffsetStorageReader;
 use crate::worker::converters::{
     header_converter, key_or_value_converter, raw_bytes_converters, RAW_BYTES_CONVERTER,
 };
 use crate::worker::task_context::{ConverterClasses, TargetState, TaskContext};
 use crate::worker::transformation_chain::TransformationChain;
 use crate::worker::{sink_task, source_task};
+use ferry_api::task::OffsetStorageReader;
 
 /// Failures of the worker's own bookkeeping, as opposed to a plugin's.
 #[derive(Debug, thiserror::Error)]
@@ -400,23 +400,46 @@ impl Worker {
             ConnectError::other(ConnectorRuntimeError::UnknownClass(class).to_string())
         })?;
         let instance = (plugin.create)();
-        let (key_converter, key_class, value_converter, value_class, header_converter, header_class, chain) =
-            if plugin.hosted {
-                // The plugin host converts and transforms with Kafka's own classes; here the
-                // records are raw bytes.
-                let (k, v, h) = raw_bytes_converters();
-                let class = || RAW_BYTES_CONVERTER.to_owned();
-                (k, class(), v, class(), h, class(), TransformationChain::default())
-            } else {
-                let (key_converter, key_class) =
-                    key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
-                let (value_converter, value_class) =
-                    key_or_value_converter(&self.registry, connector_props, &self.config, false)?;
-                let (header_converter, header_class) =
-                    header_converter(&self.registry, connector_props, &self.config)?;
-                let chain = TransformationChain::from_config(&self.registry, connector_props)?;
-                (key_converter, key_class, value_converter, value_class, header_converter, header_class, chain)
-            };
+        let (
+            key_converter,
+            key_class,
+            value_converter,
+            value_class,
+            header_converter,
+            header_class,
+            chain,
+        ) = if plugin.hosted {
+            // The plugin host converts and transforms with Kafka's own classes; here the
+            // records are raw bytes.
+            let (k, v, h) = raw_bytes_converters();
+            let class = || RAW_BYTES_CONVERTER.to_owned();
+            (
+                k,
+                class(),
+                v,
+                class(),
+                h,
+                class(),
+                TransformationChain::default(),
+            )
+        } else {
+            let (key_converter, key_class) =
+                key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
+            let (value_converter, value_class) =
+                key_or_value_converter(&self.registry, connector_props, &self.config, false)?;
+            let (header_converter, header_class) =
+                header_converter(&self.registry, connector_props, &self.config)?;
+            let chain = TransformationChain::from_config(&self.registry, connector_props)?;
+            (
+                key_converter,
+                key_class,
+                value_converter,
+                value_class,
+                header_converter,
+                header_class,
+                chain,
+            )
+        };
         let cancel = self.shutdown.child_token();
         let ctx = TaskContext {
             id: id.clone(),

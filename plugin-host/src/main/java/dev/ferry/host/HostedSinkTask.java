@@ -44,6 +44,7 @@ import java.util.concurrent.Future;
  */
 @SuppressWarnings({"unchecked", "rawtypes"})
 final class HostedSinkTask implements HostedTask {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HostedSinkTask.class);
     private final TaskSetup setup;
     private final SinkTask task;
     private final Context context;
@@ -67,6 +68,7 @@ final class HostedSinkTask implements HostedTask {
         try (LoggingContext ignored = LoggingContext.forTask(setup.id); LoaderSwap swap = setup.swap()) {
             hosted.task.initialize(hosted.context);
             hosted.task.start(setup.taskConfig);
+            LOG.info("Started {} in the plugin host", hosted.task.getClass().getName());
         } catch (RuntimeException e) {
             setup.close();
             throw e;

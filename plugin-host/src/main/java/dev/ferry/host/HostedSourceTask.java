@@ -29,6 +29,7 @@ import java.util.Map;
  */
 @SuppressWarnings("unchecked")
 final class HostedSourceTask implements HostedTask {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HostedSourceTask.class);
     private final TaskSetup setup;
     private final SourceTask task;
     /** Records handed to Ferry and not yet acknowledged, by the id Ferry will name. */
@@ -65,6 +66,7 @@ final class HostedSourceTask implements HostedTask {
                 }
             });
             hosted.task.start(setup.taskConfig);
+            LOG.info("Started {} in the plugin host", hosted.task.getClass().getName());
         } catch (RuntimeException e) {
             setup.close();
             throw e;
