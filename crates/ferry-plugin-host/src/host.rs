@@ -75,11 +75,14 @@ pub struct PluginInfo {
     pub version: String,
 }
 
+/// A running connector's context, with the host generation it was started on.
+type ContextEntry = (u64, Arc<dyn ConnectorContext>);
+
 /// What the host's calls and events reach on Ferry's side.
 pub(crate) struct Hooks {
     pub runtime: tokio::runtime::Handle,
     readers: Mutex<HashMap<String, Arc<dyn OffsetStorageReader>>>,
-    contexts: Mutex<HashMap<String, (u64, Arc<dyn ConnectorContext>)>>,
+    contexts: Mutex<HashMap<String, ContextEntry>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
