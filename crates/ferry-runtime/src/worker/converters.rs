@@ -7,6 +7,7 @@ use ferry_api::{ConfigMap, ConnectError};
 
 use crate::config::worker::WorkerConfig;
 use crate::plugins::Registry;
+use crate::worker::task_context::ConverterClasses;
 
 fn settings(
     connector: &ConfigMap,
@@ -85,19 +86,46 @@ pub(crate) fn header_converter(
     Ok((converter, plugin.class_name.to_owned()))
 }
 
-/// The converter that passes record bytes through unchanged, for connectors whose own
-/// converters run in the plugin host.
-pub(crate) const RAW_BYTES_CONVERTER: &str =
-    "org.apache.kafka.connect.converters.ByteArrayConverter";
+/// A task's converters with their class names, for error reports.
+pub(crate) struct TaskConverters {
+    pub key: Box<dyn Converter>,
+    pub value: Box<dyn Converter>,
+    pub header: Box<dyn HeaderConverter>,
+    pub classes: ConverterClasses,
+}
 
-pub(crate) fn raw_bytes_converters() -> (
-    Box<dyn Converter>,
-    Box<dyn Converter>,
-    Box<dyn HeaderConverter>,
-) {
-    (
-        Box::<ferry_converters::ByteArrayConverter>::default(),
-        Box::<ferry_converters::ByteArrayConverter>::default(),
-        Box::<ferry_converters::ByteArrayConverter>::default(),
-    )
+/// The converters a task's pipeline runs: the configured ones, or for a hosted connector (whose
+/// converters run in the plugin host) byte-array converters that pass the raw bytes through.
+pub(crate) fn task_converters(
+    registry: &Registry,
+    connector: &ConfigMap,
+    worker: &WorkerConfig,
+    hosted: bool,
+) -> Result<TaskConverters, ConnectError> {
+    if hosted {
+        let class = || "org.apache.kafka.connect.converters.ByteArrayConverter".to_owned();
+        return Ok(TaskConverters {
+            key: Box::<ferry_converters::ByteArrayConverter>::default(),
+            value: Box::<ferry_converters::ByteArrayConverter>::default(),
+            header: Box::<ferry_converters::ByteArrayConverter>::default(),
+            classes: ConverterClasses {
+                key: class(),
+                value: class(),
+                header: class(),
+            },
+        });
+    }
+    let (key, key_class) = key_or_value_converter(registry, connector, worker, true)?;
+    let (value, value_class) = key_or_value_converter(registry, connector, worker, false)?;
+    let (header, header_class) = header_converter(registry, connector, worker)?;
+    Ok(TaskConverters {
+        key,
+        value,
+        header,
+        classes: ConverterClasses {
+            key: key_class,
+            value: value_class,
+            header: header_class,
+        },
+    })
 }

@@ -18,10 +18,8 @@ use crate::errors::{ErrorHandler, ErrorSettings};
 use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
-use crate::worker::converters::{
-    header_converter, key_or_value_converter, raw_bytes_converters, RAW_BYTES_CONVERTER,
-};
-use crate::worker::task_context::{ConverterClasses, TargetState, TaskContext};
+use crate::worker::converters::task_converters;
+use crate::worker::task_context::{TargetState, TaskContext};
 use crate::worker::transformation_chain::TransformationChain;
 use crate::worker::{sink_task, source_task};
 use ferry_api::task::OffsetStorageReader;
@@ -400,45 +398,13 @@ impl Worker {
             ConnectError::other(ConnectorRuntimeError::UnknownClass(class).to_string())
         })?;
         let instance = (plugin.create)();
-        let (
-            key_converter,
-            key_class,
-            value_converter,
-            value_class,
-            header_converter,
-            header_class,
-            chain,
-        ) = if plugin.hosted {
-            // The plugin host converts and transforms with Kafka's own classes; here the
-            // records are raw bytes.
-            let (k, v, h) = raw_bytes_converters();
-            let class = || RAW_BYTES_CONVERTER.to_owned();
-            (
-                k,
-                class(),
-                v,
-                class(),
-                h,
-                class(),
-                TransformationChain::default(),
-            )
+        let converters =
+            task_converters(&self.registry, connector_props, &self.config, plugin.hosted)?;
+        // A hosted connector's chain runs in the plugin host, with Kafka's own classes.
+        let chain = if plugin.hosted {
+            TransformationChain::default()
         } else {
-            let (key_converter, key_class) =
-                key_or_value_converter(&self.registry, connector_props, &self.config, true)?;
-            let (value_converter, value_class) =
-                key_or_value_converter(&self.registry, connector_props, &self.config, false)?;
-            let (header_converter, header_class) =
-                header_converter(&self.registry, connector_props, &self.config)?;
-            let chain = TransformationChain::from_config(&self.registry, connector_props)?;
-            (
-                key_converter,
-                key_class,
-                value_converter,
-                value_class,
-                header_converter,
-                header_class,
-                chain,
-            )
+            TransformationChain::from_config(&self.registry, connector_props)?
         };
         let cancel = self.shutdown.child_token();
         let ctx = TaskContext {
@@ -447,14 +413,10 @@ impl Worker {
             worker: self.config.clone(),
             connector_props: connector_props.clone(),
             task_props,
-            key_converter,
-            value_converter,
-            header_converter,
-            converter_classes: ConverterClasses {
-                key: key_class,
-                value: value_class,
-                header: header_class,
-            },
+            key_converter: converters.key,
+            value_converter: converters.value,
+            header_converter: converters.header,
+            converter_classes: converters.classes,
             chain,
             errors: ErrorHandler::new(ErrorSettings::from_config(connector_props), cancel.clone()),
             status: self.status.clone(),
