@@ -123,12 +123,12 @@ async fn reported_records_reach_the_dead_letter_queue() {
     producer.flush(Duration::from_secs(30)).unwrap();
 
     let mut registry = registry();
-    registry.connectors.push(ConnectorPlugin {
-        class_name: "test.ReportingSinkConnector",
-        kind: PluginKind::Sink,
-        version: "test",
-        create: || AnyConnector::Sink(Box::<ReportingSink>::default()),
-    });
+    registry.connectors.push(ConnectorPlugin::native(
+        "test.ReportingSinkConnector",
+        PluginKind::Sink,
+        "test",
+        || AnyConnector::Sink(Box::<ReportingSink>::default()),
+    ));
     let servers = bootstrap();
     let w = worker_with(
         registry,

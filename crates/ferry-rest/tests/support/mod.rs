@@ -169,13 +169,7 @@ impl SourceTask for TestTask {
 }
 
 fn plugin(class_name: &'static str, create: fn() -> AnyConnector) -> ConnectorPlugin {
-    ConnectorPlugin {
-        class_name: class_name.to_owned(),
-        kind: PluginKind::Source,
-        version: "test".to_owned(),
-        create: std::sync::Arc::new(create),
-        hosted: false,
-    }
+    ConnectorPlugin::native(class_name, PluginKind::Source, "test", create)
 }
 
 pub fn registry() -> Registry {

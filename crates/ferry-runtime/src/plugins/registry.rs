@@ -42,6 +42,24 @@ pub struct ConnectorPlugin {
     pub hosted: bool,
 }
 
+impl ConnectorPlugin {
+    /// A connector implemented in Rust and run by the worker itself.
+    pub fn native(
+        class_name: &str,
+        kind: PluginKind,
+        version: &str,
+        create: impl Fn() -> AnyConnector + Send + Sync + 'static,
+    ) -> Self {
+        ConnectorPlugin {
+            class_name: class_name.to_owned(),
+            kind,
+            version: version.to_owned(),
+            create: std::sync::Arc::new(create),
+            hosted: false,
+        }
+    }
+}
+
 /// A converter, header converter, transformation or predicate found on `plugin.path`, listed
 /// beside Ferry's own; it runs inside the plugin host for the Java connectors there.
 #[derive(Debug, Clone)]
@@ -111,24 +129,18 @@ impl Registry {
     pub fn builtin() -> Self {
         use ferry_converters as conv;
         let connectors = vec![
-            ConnectorPlugin {
-                class_name: ferry_file::SOURCE_CLASS_NAME.to_owned(),
-                kind: PluginKind::Source,
-                version: ferry_file::VERSION.to_owned(),
-                create: std::sync::Arc::new(|| {
-                    AnyConnector::Source(Box::<ferry_file::FileStreamSourceConnector>::default())
-                }),
-                hosted: false,
-            },
-            ConnectorPlugin {
-                class_name: ferry_file::SINK_CLASS_NAME.to_owned(),
-                kind: PluginKind::Sink,
-                version: ferry_file::VERSION.to_owned(),
-                create: std::sync::Arc::new(|| {
-                    AnyConnector::Sink(Box::<ferry_file::FileStreamSinkConnector>::default())
-                }),
-                hosted: false,
-            },
+            ConnectorPlugin::native(
+                ferry_file::SOURCE_CLASS_NAME,
+                PluginKind::Source,
+                ferry_file::VERSION,
+                || AnyConnector::Source(Box::<ferry_file::FileStreamSourceConnector>::default()),
+            ),
+            ConnectorPlugin::native(
+                ferry_file::SINK_CLASS_NAME,
+                PluginKind::Sink,
+                ferry_file::VERSION,
+                || AnyConnector::Sink(Box::<ferry_file::FileStreamSinkConnector>::default()),
+            ),
         ];
         let converters = vec![
             converter!(
