@@ -51,6 +51,10 @@ fn bench_smoke_run_reports_every_workload_and_system() {
         ("W5 startup", &["ferry", "java"][..]),
         ("W6 create to running", &["ferry", "java"][..]),
         ("W6 failover", &["ferry", "java"][..]),
+        ("W7 connect-file jar pipeline", &["ferry", "java"][..]),
+        ("W7 same pipeline, Ferry native classes", &["ferry"][..]),
+        ("W7 RSS after the jar pipeline", &["ferry", "java"][..]),
+        ("W7 RSS after the native pipeline", &["ferry"][..]),
     ];
     if !markdown.contains("W3 skipped") {
         expected.push(("W3 JSON + 3 transforms pipeline", &["ferry", "java"][..]));

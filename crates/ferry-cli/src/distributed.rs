@@ -15,7 +15,7 @@ use crate::standalone::{
 
 pub async fn run(
     worker_path: &Path,
-    log_levels: Arc<dyn ferry_rest::LogLevels>,
+    log_levels: Arc<crate::logging::RuntimeLogLevels>,
 ) -> anyhow::Result<()> {
     let props = load_properties(worker_path)?;
     let config =
@@ -35,7 +35,8 @@ pub async fn run(
         .cloned()
         .unwrap_or_else(|| "http://:8083".to_owned());
     let admin = admin_enabled(&config.worker);
-    let (registry, plugin_host) = crate::plugins::registry(&config.worker, &id).await?;
+    let (registry, plugin_host) =
+        crate::plugins::registry(&config.worker, &id, &log_levels).await?;
     let running = boot::start(BootSettings {
         config,
         worker_id: id,
@@ -49,7 +50,7 @@ pub async fn run(
     let (addr, rest) = ferry_rest::serve(
         ferry_rest::AppState {
             herder: running.herder.clone(),
-            loggers: admin.then_some(log_levels),
+            loggers: admin.then_some(log_levels as Arc<dyn ferry_rest::LogLevels>),
             options: Arc::new(rest_options),
         },
         &listener,

@@ -16,9 +16,13 @@ struct Levels {
     explicit: BTreeMap<String, (String, i64)>,
 }
 
+/// Where level changes go besides Ferry's own filter: the plugin hosts' log4j.
+type Forward = Box<dyn Fn(&str, &str) + Send + Sync>;
+
 pub struct RuntimeLogLevels {
     handle: reload::Handle<EnvFilter, Registry>,
     levels: Mutex<Levels>,
+    java: Mutex<Option<Forward>>,
 }
 
 /// Installs the subscriber; the returned handle serves `/admin/loggers`.
@@ -27,7 +31,8 @@ pub fn init() -> RuntimeLogLevels {
         .ok()
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| "info".to_owned());
-    let filter = EnvFilter::try_new(&base).unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_new(format!("{base},{JAVA_EVENTS}"))
+        .unwrap_or_else(|_| EnvFilter::new(format!("info,{JAVA_EVENTS}")));
     let (layer, handle) = reload::Layer::new(filter);
     tracing_subscriber::registry()
         .with(layer)
@@ -35,6 +40,10 @@ pub fn init() -> RuntimeLogLevels {
         .init();
     RuntimeLogLevels::new(base, handle)
 }
+
+/// Java plugins' events, which the host's log4j already filtered by the levels this API set
+/// there; Ferry's filter lets them all through.
+const JAVA_EVENTS: &str = "ferry_plugin_host::java=trace";
 
 /// A log4j level as a `tracing` filter level.
 fn tracing_level(level: &str) -> &'static str {
@@ -77,6 +86,7 @@ impl Levels {
                 .iter()
                 .map(|(name, (level, _))| format!("{name}={}", tracing_level(level))),
         );
+        parts.push(JAVA_EVENTS.to_owned());
         parts.join(",")
     }
 }
@@ -90,6 +100,19 @@ impl RuntimeLogLevels {
                 root: None,
                 explicit: BTreeMap::new(),
             }),
+            java: Mutex::new(None),
+        }
+    }
+
+    /// Levels as log4j names them (`root` included), for a plugin host to start with.
+    pub fn log4j_levels(&self) -> BTreeMap<String, String> {
+        self.all().into_iter().map(|(k, v)| (k, v.level)).collect()
+    }
+
+    /// Sends every later level change to `forward` too (the plugin hosts).
+    pub fn forward_to(&self, forward: impl Fn(&str, &str) + Send + Sync + 'static) {
+        if let Ok(mut java) = self.java.lock() {
+            *java = Some(Box::new(forward));
         }
     }
 
@@ -206,6 +229,14 @@ impl LogLevels for RuntimeLogLevels {
         }
         affected.sort();
         self.apply(&levels);
+        drop(levels);
+        if let Ok(java) = self.java.lock() {
+            if let Some(forward) = java.as_ref() {
+                for name in &affected {
+                    forward(name, level);
+                }
+            }
+        }
         affected
     }
 }
@@ -253,7 +284,7 @@ mod tests {
         );
         assert_eq!(
             l.levels.lock().unwrap().directives(),
-            "error,ferry_runtime=error,ferry_runtime::worker=error"
+            "error,ferry_runtime=error,ferry_runtime::worker=error,ferry_plugin_host::java=trace"
         );
     }
 }

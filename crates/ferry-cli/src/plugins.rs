@@ -7,14 +7,19 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context};
 use ferry_plugin_host::{HostSettings, PluginHost};
 use ferry_runtime::config::worker::{
-    WorkerConfig, PLUGIN_HOST_CALL_TIMEOUT_MS, PLUGIN_PATH, PLUGIN_PREFERENCE,
+    WorkerConfig, PLUGIN_HOST_CALL_TIMEOUT_MS, PLUGIN_HOST_PER_CONNECTOR, PLUGIN_PATH,
+    PLUGIN_PREFERENCE,
 };
 use ferry_runtime::plugins::{ConnectorPlugin, HostedPluginInfo, PluginKind, Registry};
 
+use crate::logging::RuntimeLogLevels;
+
 /// The registry, and the plugin host when `plugin.path` names any entry (no JVM otherwise).
+/// `/admin/loggers` applies to the Java plugins' loggers too.
 pub async fn registry(
     config: &WorkerConfig,
     worker_id: &str,
+    log_levels: &Arc<RuntimeLogLevels>,
 ) -> anyhow::Result<(Registry, Option<Arc<PluginHost>>)> {
     let mut registry = Registry::builtin();
     let path = config
@@ -38,6 +43,19 @@ pub async fn registry(
             anyhow!("Invalid value {v} for configuration {PLUGIN_HOST_CALL_TIMEOUT_MS}: Not a number of type LONG")
         })?),
     };
+    let per_connector = match config
+        .originals
+        .get(PLUGIN_HOST_PER_CONNECTOR)
+        .map(|v| v.trim().to_ascii_lowercase())
+        .as_deref()
+    {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => bail!(
+            "Invalid value {} for configuration {PLUGIN_HOST_PER_CONNECTOR}: Expected value to be either true or false",
+            config.originals[PLUGIN_HOST_PER_CONNECTOR]
+        ),
+    };
     let home = HostSettings::find_home().ok_or_else(|| {
         anyhow!("plugin.path is set, but Ferry's plugin host is not built: run scripts/plugin-host build, or set FERRY_PLUGIN_HOST to its directory")
     })?;
@@ -57,11 +75,15 @@ pub async fn registry(
         call_timeout,
         stop_timeout: config.task_shutdown_timeout,
         start_timeout: Duration::from_secs(300),
+        per_connector,
+        log_levels: log_levels.log4j_levels(),
     };
     let runtime = tokio::runtime::Handle::current();
     let host = tokio::task::spawn_blocking(move || PluginHost::start(settings, runtime))
         .await?
         .context("starting the plugin host for plugin.path")?;
+    let forward = host.clone();
+    log_levels.forward_to(move |logger, level| forward.set_log_level(logger, level));
     let mut connectors = Vec::new();
     let mut others = Vec::new();
     for p in host.plugins() {

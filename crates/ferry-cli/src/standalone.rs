@@ -78,7 +78,7 @@ pub(crate) async fn cluster_id(config: &WorkerConfig) -> anyhow::Result<String> 
 pub async fn run(
     worker_path: &Path,
     connector_paths: &[PathBuf],
-    log_levels: Arc<dyn ferry_rest::LogLevels>,
+    log_levels: Arc<crate::logging::RuntimeLogLevels>,
 ) -> anyhow::Result<()> {
     let props = load_properties(worker_path)?;
     let config =
@@ -102,7 +102,8 @@ pub async fn run(
     let shutdown = CancellationToken::new();
     let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();
     let config = Arc::new(config);
-    let (registry, plugin_host) = crate::plugins::registry(&config, &worker_id(&config)).await?;
+    let (registry, plugin_host) =
+        crate::plugins::registry(&config, &worker_id(&config), &log_levels).await?;
     let worker = Arc::new(Worker::new(
         worker_id(&config),
         config.clone(),
@@ -122,7 +123,7 @@ pub async fn run(
     let (addr, rest) = ferry_rest::serve(
         ferry_rest::AppState {
             herder: herder.clone(),
-            loggers: admin_enabled(&config).then_some(log_levels),
+            loggers: admin_enabled(&config).then_some(log_levels as Arc<dyn ferry_rest::LogLevels>),
             options: Arc::new(rest_options),
         },
         &listener,

@@ -645,3 +645,94 @@ fn topics_configs_states_and_offsets_survive_a_full_restart() {
         w.stop();
     }
 }
+
+#[test]
+fn java_file_connectors_from_plugin_path_run_in_a_three_worker_cluster_and_move_between_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = format!(
+        "plugin.path={}\nferry.plugin.preference=plugin.path\n",
+        connect_file_plugin_path(dir.path()).display()
+    );
+    let mut cluster = Cluster::start(dir.path(), &unique("hosted"), 3, &extra);
+    const LINES: usize = 30_000;
+    std::fs::write(dir.path().join("in.txt"), numbered_lines(0, LINES)).unwrap();
+    let topic = unique("hosted-topic");
+    create_topic(&topic, 3);
+    let (source, sink) = (unique("hosted-src"), unique("hosted-sink"));
+    // Through a follower: the leader writes the configs, the owners start the Java classes.
+    for body in [
+        file_source(dir.path(), &source, "in.txt", &topic),
+        file_sink(dir.path(), &sink, "out.txt", &topic, 1),
+    ] {
+        let (code, answer) =
+            retry_conflicts(|| cluster.worker(2).call("POST", "/connectors", Some(&body)));
+        assert_eq!(code, 201, "{answer}\n{}", cluster.logs());
+    }
+    let source_status = cluster.agreed_running(&source, 1);
+    cluster.agreed_running(&sink, 1);
+    let out = dir.path().join("out.txt");
+    wait_until("every line in the sink file", SLOW, || {
+        lines(&out).len() >= LINES
+    });
+    // Kafka's classes ran in a plugin host on the workers that own the tasks.
+    assert_eq!(
+        source_status["tasks"][0]["version"], "4.1.1",
+        "{source_status}"
+    );
+    let owner = cluster.index_of(&task_workers(&source_status)[0]);
+    let owner_log = cluster.worker(owner).log_text();
+    assert!(
+        owner_log.contains(
+            "Started org.apache.kafka.connect.file.FileStreamSourceTask in the plugin host"
+        ),
+        "{owner_log}"
+    );
+    for w in cluster.live() {
+        let (_, plugins) = w.call("GET", "/connector-plugins", None);
+        assert!(
+            plugins.as_array().unwrap().iter().any(|p| p["class"]
+                == "org.apache.kafka.connect.file.FileStreamSinkConnector"
+                && p["version"] == "4.1.1"),
+            "{plugins}"
+        );
+    }
+
+    // The source task's worker stops: the task starts in another worker's host, reads the
+    // offset its predecessor committed to the offsets topic, and goes on from there.
+    cluster.workers[owner].take().unwrap().stop();
+    wait_until("the source task to run on another worker", SLOW, || {
+        let status = cluster.live().next().unwrap().status(&source);
+        let now = task_workers(&status).first().cloned().unwrap_or_default();
+        status["tasks"][0]["state"] == "RUNNING"
+            && !now.is_empty()
+            && cluster.index_of(&now) != owner
+    });
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("in.txt"))
+        .unwrap();
+    std::io::Write::write_all(&mut f, numbered_lines(LINES, LINES + 5_000).as_bytes()).unwrap();
+    wait_until("the appended lines in the sink file", SLOW, || {
+        lines(&out).len() >= LINES + 5_000
+    });
+    let got = lines(&out);
+    let want: Vec<String> = numbered_lines(0, LINES + 5_000)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let distinct: BTreeSet<&String> = got.iter().collect();
+    assert_eq!(
+        distinct,
+        want.iter().collect::<BTreeSet<_>>(),
+        "every line, none lost, after the source moved to another worker's host"
+    );
+    // The handover was graceful: the offset committed at stop means no line was read twice.
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "no line twice after a graceful handover"
+    );
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}

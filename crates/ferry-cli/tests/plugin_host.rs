@@ -6,28 +6,17 @@
 mod support;
 
 use std::path::{Path, PathBuf};
+
 use std::time::Duration;
 
 use support::*;
-
-/// `plugin.path` holding Apache Kafka's connect-file jar (scripts/test fetches it from Maven
-/// Central and names it in FERRY_CONNECT_FILE_JAR).
-fn plugin_path(dir: &Path) -> PathBuf {
-    let jar = std::env::var("FERRY_CONNECT_FILE_JAR").expect(
-        "FERRY_CONNECT_FILE_JAR must name Apache Kafka's connect-file jar (scripts/test sets it)",
-    );
-    let plugins = dir.join("plugins/connect-file");
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(&jar, plugins.join("connect-file.jar")).unwrap();
-    dir.join("plugins")
-}
 
 fn hosted_worker(dir: &Path, port: u16) -> PathBuf {
     let worker = worker_properties(dir, port, 1000);
     let mut text = std::fs::read_to_string(&worker).unwrap();
     text.push_str(&format!(
         "plugin.path={}\nferry.plugin.preference=plugin.path\n",
-        plugin_path(dir).display()
+        connect_file_plugin_path(dir).display()
     ));
     write_file(&worker, &text);
     worker
@@ -151,7 +140,7 @@ fn host_pid(ferry: &Ferry) -> String {
 fn a_killed_plugin_host_fails_its_tasks_with_the_cause_and_a_restart_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (topic, port) = (unique("hostkill"), port());
-    let total = 200_000;
+    let total = 500_000;
     write_file(&dir.path().join("in.txt"), &numbered_lines(0, total));
     let worker = hosted_worker(dir.path(), port);
     let connectors = pipeline(dir.path(), &topic);
@@ -160,7 +149,7 @@ fn a_killed_plugin_host_fails_its_tasks_with_the_cause_and_a_restart_loses_nothi
 
     let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
     wait_until("the pipeline under way", Duration::from_secs(120), || {
-        lines(&out).len() >= 20_000
+        lines(&out).len() >= 50_000
     });
     let pid = host_pid(&ferry);
     assert!(std::process::Command::new("kill")
@@ -226,6 +215,212 @@ fn a_killed_plugin_host_fails_its_tasks_with_the_cause_and_a_restart_loses_nothi
         host_pid(&ferry),
         pid,
         "a new plugin host serves the restarted tasks"
+    );
+    ferry.stop();
+}
+
+/// The repository's Java test plugin (`scripts/plugin-host test-plugin` builds it and
+/// scripts/test names its plugin.path in FERRY_TEST_PLUGIN_PATH).
+fn test_plugin_path() -> String {
+    std::env::var("FERRY_TEST_PLUGIN_PATH").expect(
+        "FERRY_TEST_PLUGIN_PATH must name the test plugin's plugin.path (scripts/test sets it)",
+    )
+}
+
+#[test]
+fn a_plugin_that_exits_its_jvm_fails_only_java_work_and_a_fixed_config_runs_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("hostexit"), port());
+    let worker = worker_properties(dir.path(), port, 1000);
+    let mut text = std::fs::read_to_string(&worker).unwrap();
+    text.push_str(&format!("plugin.path={}\n", test_plugin_path()));
+    write_file(&worker, &text);
+    let exiting = format!("{topic}-exit");
+    let connectors = vec![
+        connector_file(
+            dir.path(),
+            &exiting,
+            &format!("connector.class=dev.ferry.testplugin.SequenceSourceConnector\ntopic={topic}\nexit.on.poll=3\n"),
+        ),
+        // Native work beside it: Ferry's own file source, which must not notice.
+        connector_file(
+            dir.path(),
+            &format!("{topic}-native"),
+            &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}-native\n", dir.path().join("in.txt").display()),
+        ),
+    ];
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, 100));
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    wait_until("the exiting task FAILED", Duration::from_secs(120), || {
+        ferry.task_state(&exiting, 0).as_deref() == Some("FAILED")
+    });
+    let status = ferry.status(&exiting);
+    let trace = status["tasks"][0]["trace"].as_str().unwrap_or("");
+    assert!(
+        trace.contains("plugin host") && trace.contains("exit code 3"),
+        "the trace names the cause: {status}"
+    );
+    // Native work and the REST API stayed up.
+    assert_eq!(ferry.call("GET", "/", None).0, 200);
+    let native = ferry.status(&format!("{topic}-native"));
+    assert_eq!(native["tasks"][0]["state"], "RUNNING", "{native}");
+    wait_until(
+        "the native source's lines in Kafka",
+        Duration::from_secs(60),
+        || topic_records(&format!("{topic}-native")) >= 100,
+    );
+
+    // A config without the exit starts a new host and runs.
+    let (code, body) = ferry.call(
+        "PUT",
+        &format!("/connectors/{exiting}/config"),
+        Some(&format!(
+            r#"{{"connector.class":"dev.ferry.testplugin.SequenceSourceConnector","topic":"{topic}","batch.size":"4"}}"#
+        )),
+    );
+    assert_eq!(code, 200, "{body}");
+    wait_until("the fixed task RUNNING", Duration::from_secs(120), || {
+        ferry.task_state(&exiting, 0).as_deref() == Some("RUNNING")
+    });
+    wait_until("its records in Kafka", Duration::from_secs(60), || {
+        topic_records(&topic) >= 4
+    });
+    ferry.stop();
+}
+
+/// The pids of the worker's plugin hosts whose command line matches `pattern`.
+fn host_pids_matching(ferry: &Ferry, pattern: &str) -> Vec<String> {
+    let out = std::process::Command::new("pgrep")
+        .args(["-P", &ferry.child.id().to_string(), "-f", pattern])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn with_one_host_per_connector_a_dead_host_fails_only_its_own_connector() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("perconn"), port());
+    let total = 5_000;
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, total));
+    let worker = hosted_worker(dir.path(), port);
+    let mut text = std::fs::read_to_string(&worker).unwrap();
+    text.push_str("ferry.plugin.host.per.connector=true\n");
+    write_file(&worker, &text);
+    let connectors = pipeline(dir.path(), &topic);
+    let out = dir.path().join("out.txt");
+    let (src, sink) = (format!("{topic}-src"), format!("{topic}-sink"));
+
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    wait_until(
+        "every line in the sink file",
+        Duration::from_secs(120),
+        || lines(&out).len() >= total,
+    );
+    // The shared host (plugin listing, validation) and one per connector.
+    assert_eq!(host_pids_matching(&ferry, "dev.ferry.host.Host").len(), 3);
+    let src_host = host_pids_matching(&ferry, &format!("ferry.host.connector={src}"));
+    assert_eq!(src_host.len(), 1, "one host for {src}");
+    assert!(std::process::Command::new("kill")
+        .args(["-9", &src_host[0]])
+        .status()
+        .unwrap()
+        .success());
+    wait_until(
+        &format!("{src}'s task FAILED"),
+        Duration::from_secs(60),
+        || ferry.task_state(&src, 0).as_deref() == Some("FAILED"),
+    );
+    // The sink's own host never noticed.
+    let sink_status = ferry.status(&sink);
+    assert_eq!(sink_status["tasks"][0]["state"], "RUNNING", "{sink_status}");
+    assert_eq!(
+        sink_status["connector"]["state"], "RUNNING",
+        "{sink_status}"
+    );
+
+    // A restart brings the source back in a new host of its own, and it goes on.
+    let (code, body) = ferry.call(
+        "POST",
+        &format!("/connectors/{src}/restart?includeTasks=true"),
+        None,
+    );
+    assert!(code == 202 || code == 204, "{code} {body}");
+    append(
+        &dir.path().join("in.txt"),
+        &numbered_lines(total, total + 100),
+    );
+    wait_until("the appended lines", Duration::from_secs(120), || {
+        lines(&out).len() >= total + 100
+    });
+    let got: std::collections::BTreeSet<String> = lines(&out).into_iter().collect();
+    assert_eq!(got.len(), total + 100, "every line, none lost");
+    let new_host = host_pids_matching(&ferry, &format!("ferry.host.connector={src}"));
+    assert_eq!(new_host.len(), 1);
+    assert_ne!(new_host, src_host);
+
+    // A deleted connector's host ends once nothing runs in it.
+    let (code, _) = ferry.call("DELETE", &format!("/connectors/{sink}"), None);
+    assert_eq!(code, 204);
+    wait_until("the sink's host to end", Duration::from_secs(60), || {
+        host_pids_matching(&ferry, &format!("ferry.host.connector={sink}")).is_empty()
+    });
+    assert_eq!(host_pids_matching(&ferry, "dev.ferry.host.Host").len(), 2);
+    ferry.stop();
+}
+
+#[test]
+fn admin_loggers_levels_reach_the_java_plugins_loggers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("hostlog"), port());
+    let worker = worker_properties(dir.path(), port, 1000);
+    let mut text = std::fs::read_to_string(&worker).unwrap();
+    text.push_str(&format!("plugin.path={}\n", test_plugin_path()));
+    write_file(&worker, &text);
+    let name = format!("{topic}-seq");
+    let connectors = vec![connector_file(
+        dir.path(),
+        &name,
+        &format!("connector.class=dev.ferry.testplugin.SequenceSourceConnector\ntopic={topic}\nbatch.size=2\n"),
+    )];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    wait_until("the task RUNNING", Duration::from_secs(120), || {
+        ferry.task_state(&name, 0).as_deref() == Some("RUNNING")
+    });
+    let debug_line = "SequenceSourceTask starting at position";
+    assert!(
+        !ferry.log_text().contains(debug_line),
+        "DEBUG is off for Java loggers by default"
+    );
+
+    let (code, body) = ferry.call(
+        "PUT",
+        "/admin/loggers/dev.ferry.testplugin",
+        Some(r#"{"level":"DEBUG"}"#),
+    );
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.as_array()
+            .is_some_and(|a| a.contains(&serde_json::json!("dev.ferry.testplugin"))),
+        "{body}"
+    );
+    let (_, level) = ferry.call("GET", "/admin/loggers/dev.ferry.testplugin", None);
+    assert_eq!(level["level"], "DEBUG", "{level}");
+    let (code, _) = ferry.call("POST", &format!("/connectors/{name}/tasks/0/restart"), None);
+    assert_eq!(code, 204);
+    wait_until(
+        "the plugin's DEBUG line in Ferry's log",
+        Duration::from_secs(60),
+        || ferry.log_text().contains(debug_line),
+    );
+    let log = ferry.log_text();
+    let line = log.lines().find(|l| l.contains(debug_line)).unwrap();
+    assert!(
+        line.contains("dev.ferry.testplugin.SequenceSourceTask") && line.contains("DEBUG"),
+        "the Java logger's name and level come along: {line}"
     );
     ferry.stop();
 }

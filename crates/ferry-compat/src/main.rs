@@ -116,6 +116,7 @@ fn run() -> anyhow::Result<bool> {
             root: root.clone(),
             ferry_bin,
             bootstrap,
+            test_plugin_path: WorkerSetup::test_plugin_path_from_env(),
         },
         scenarios,
         accepted,

@@ -16,7 +16,13 @@ pub const PROFILES: &[(&str, &str)] = &[
     ("default", ""),
     // KIP-558 with tracking switched off.
     ("tracking-off", "topic.tracking.enable=false\n"),
+    // The repository's Java test plugin on plugin.path: Java Connect loads it, Ferry runs it in
+    // its plugin host.
+    ("test-plugin", "plugin.path={test_plugin_path}\n"),
 ];
+
+/// Where `scripts/plugin-host test-plugin` leaves the test plugin's plugin.path directory.
+pub const TEST_PLUGIN_PATH_ENV: &str = "FERRY_TEST_PLUGIN_PATH";
 
 /// Where the workers come from and what they talk to.
 #[derive(Debug, Clone)]
@@ -25,6 +31,18 @@ pub struct WorkerSetup {
     pub root: PathBuf,
     pub ferry_bin: PathBuf,
     pub bootstrap: String,
+    /// The `plugin.path` holding the Java test plugin (`test-plugin` profile), from
+    /// [`TEST_PLUGIN_PATH_ENV`].
+    pub test_plugin_path: Option<PathBuf>,
+}
+
+impl WorkerSetup {
+    /// The test plugin's directory as named by the environment, if it is.
+    pub fn test_plugin_path_from_env() -> Option<PathBuf> {
+        std::env::var_os(TEST_PLUGIN_PATH_ENV)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    }
 }
 
 /// A running worker.
@@ -43,12 +61,25 @@ fn free_port() -> anyhow::Result<u16> {
 }
 
 /// The worker properties both systems get (plus the profile's).
-pub fn worker_properties(bootstrap: &str, dir: &Path, port: u16, profile: &str) -> String {
-    let extra = PROFILES
+pub fn worker_properties(
+    setup: &WorkerSetup,
+    dir: &Path,
+    port: u16,
+    profile: &str,
+) -> anyhow::Result<String> {
+    let mut extra = PROFILES
         .iter()
         .find(|(p, _)| *p == profile)
-        .map_or("", |(_, e)| e);
-    format!(
+        .map_or("", |(_, e)| e)
+        .to_owned();
+    if extra.contains("{test_plugin_path}") {
+        let path = setup.test_plugin_path.as_ref().with_context(|| {
+            format!("profile {profile} needs the Java test plugin: set {TEST_PLUGIN_PATH_ENV} to the directory `scripts/plugin-host test-plugin` prints")
+        })?;
+        extra = extra.replace("{test_plugin_path}", &path.display().to_string());
+    }
+    let bootstrap = &setup.bootstrap;
+    Ok(format!(
         "bootstrap.servers={bootstrap}
 key.converter=org.apache.kafka.connect.storage.StringConverter
 value.converter=org.apache.kafka.connect.storage.StringConverter
@@ -57,7 +88,7 @@ offset.flush.interval.ms=1000
 listeners=http://127.0.0.1:{port}
 {extra}",
         dir.join("connect.offsets").display()
-    )
+    ))
 }
 
 impl Worker {
@@ -71,10 +102,7 @@ impl Worker {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let port = free_port()?;
         let properties = dir.join("worker.properties");
-        std::fs::write(
-            &properties,
-            worker_properties(&setup.bootstrap, dir, port, profile),
-        )?;
+        std::fs::write(&properties, worker_properties(setup, dir, port, profile)?)?;
         let log = dir.join("worker.log");
         let out = File::create(&log)?;
         let err = out.try_clone()?;

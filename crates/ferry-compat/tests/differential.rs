@@ -35,6 +35,7 @@ fn java_connect_and_ferry_answer_alike() {
             root: ferry_compat::workspace_root(),
             ferry_bin,
             bootstrap,
+            test_plugin_path: WorkerSetup::test_plugin_path_from_env(),
         },
         scenarios: ferry_compat::scenario::load_all(&ferry_compat::default_scenarios_dir())
             .unwrap(),

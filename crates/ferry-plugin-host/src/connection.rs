@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,8 @@ pub(crate) struct Connection {
     exited_signal: std::sync::Condvar,
     child: Mutex<Child>,
     last_lines: Mutex<VecDeque<String>>,
+    /// Set when Ferry ends the process itself, so its exit is no failure.
+    stopping: AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -79,9 +81,12 @@ impl PendingCall {
 }
 
 impl Connection {
+    /// Starts a host process; `connector` names the connector a per-connector host is for
+    /// (it shows on the process's command line as `-Dferry.host.connector=NAME`).
     pub fn start(
         settings: &HostSettings,
         generation: u64,
+        connector: Option<&str>,
         hooks: Arc<Hooks>,
     ) -> Result<Arc<Self>, HostError> {
         let jar = settings.home.join("ferry-plugin-host.jar");
@@ -99,6 +104,9 @@ impl Connection {
         command.args(heap.split_whitespace());
         if let Ok(opts) = std::env::var("KAFKA_OPTS") {
             command.args(opts.split_whitespace());
+        }
+        if let Some(name) = connector {
+            command.arg(format!("-Dferry.host.connector={name}"));
         }
         command
             .arg("-XX:+ExitOnOutOfMemoryError")
@@ -127,8 +135,9 @@ impl Connection {
             exited_signal: std::sync::Condvar::new(),
             child: Mutex::new(child),
             last_lines: Mutex::default(),
+            stopping: AtomicBool::new(false),
         });
-        tracing::info!(pid, generation, "Started the plugin host");
+        tracing::info!(pid, generation, connector, "Started the plugin host");
         let logs = conn.clone();
         std::thread::Builder::new()
             .name("ferry-host-log".into())
@@ -163,9 +172,15 @@ impl Connection {
         lock(&self.exited).is_none()
     }
 
-    /// Ends the process (used when Ferry stops).
+    /// Kills the process as a crash would (its work fails with the cause).
     pub fn kill(&self) {
         let _ = lock(&self.child).kill();
+    }
+
+    /// Ends the process on purpose (Ferry stops, or nothing uses it any more).
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.kill();
     }
 
     fn log_line(&self, line: &str) {
@@ -275,7 +290,11 @@ impl Connection {
             cause.push_str(&kept.iter().cloned().collect::<Vec<_>>().join(" | "));
         }
         drop(kept);
-        tracing::error!("{cause}");
+        if self.stopping.load(Ordering::SeqCst) {
+            tracing::info!(generation = self.generation, "The plugin host stopped");
+        } else {
+            tracing::error!("{cause}");
+        }
         *lock(&self.exited) = Some(cause.clone());
         self.exited_signal.notify_all();
         for (_, waiter) in lock(&self.pending).drain() {

@@ -14,14 +14,14 @@ use ferry_api::task::{SinkTask, SourceTask};
 use ferry_api::{ConfigMap, ConnectError};
 use serde_json::{json, Value};
 
-use crate::connection::Connection;
 use crate::frame::Header;
 use crate::host::PluginHost;
+use crate::lease::HostLease;
 use crate::sink_task::HostedSinkTask;
 use crate::source_task::HostedSourceTask;
 
 struct Running {
-    conn: Arc<Connection>,
+    conn: HostLease,
     name: String,
     version: String,
     task_class: String,
@@ -56,7 +56,7 @@ impl HostedConnector {
 
     fn call(&self, op: &str, args: Value) -> Result<Value, ConnectError> {
         let conn = match &self.running {
-            Some(r) => r.conn.clone(),
+            Some(r) => Arc::clone(&r.conn),
             None => self.host.connection()?,
         };
         Ok(conn
@@ -204,7 +204,7 @@ impl Connector for HostedConnector {
         context: Arc<dyn ConnectorContext>,
     ) -> ferry_api::error::Result<()> {
         let name = props.get("name").cloned().unwrap_or_default();
-        let conn = self.host.connection()?;
+        let conn = self.host.lease(&name)?;
         if let Some(reader) = context.offset_reader() {
             self.host.hooks.register_reader(&name, reader);
         }

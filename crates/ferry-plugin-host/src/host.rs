@@ -2,8 +2,9 @@
 //! after it died when work needs it, and the worker-side state its calls rely on (offset
 //! readers and connector contexts).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use crate::connection::{java_error, Connection};
 use crate::connector::HostedConnector;
 use crate::error::HostError;
 use crate::frame::Header;
+use crate::lease::HostLease;
 
 /// How to run the host.
 #[derive(Debug, Clone)]
@@ -32,6 +34,13 @@ pub struct HostSettings {
     pub stop_timeout: Duration,
     /// Deadline of the start-up scan of `plugin.path`.
     pub start_timeout: Duration,
+    /// Each connector (with its tasks) in a host process of its own
+    /// (`ferry.plugin.host.per.connector`); the shared host still answers plugin listings,
+    /// validation and offset alterations.
+    pub per_connector: bool,
+    /// Log4j levels by logger (`root` included) every host starts with: the worker's root
+    /// level and what `/admin/loggers` set.
+    pub log_levels: BTreeMap<String, String>,
 }
 
 impl HostSettings {
@@ -179,11 +188,23 @@ impl Hooks {
     }
 }
 
+/// A connector's own host and how many of its connector and tasks hold it.
+#[derive(Default)]
+struct ConnectorHost {
+    conn: Option<Arc<Connection>>,
+    users: usize,
+}
+
 pub struct PluginHost {
     pub(crate) settings: HostSettings,
     pub(crate) hooks: Arc<Hooks>,
-    current: Mutex<(u64, Option<Arc<Connection>>)>,
+    /// Numbers every host process started, shared or per connector.
+    generations: AtomicU64,
+    shared: Mutex<Option<Arc<Connection>>>,
+    per_connector: Mutex<HashMap<String, Arc<Mutex<ConnectorHost>>>>,
     plugins: Vec<PluginInfo>,
+    /// The levels a host starts with, kept up to date by [`PluginHost::set_log_level`].
+    log_levels: Mutex<BTreeMap<String, String>>,
 }
 
 impl PluginHost {
@@ -198,13 +219,18 @@ impl PluginHost {
             readers: Mutex::default(),
             contexts: Mutex::default(),
         });
+        let log_levels = Mutex::new(settings.log_levels.clone());
         let mut host = PluginHost {
+            log_levels,
             settings,
             hooks,
-            current: Mutex::new((0, None)),
+            generations: AtomicU64::new(0),
+            shared: Mutex::new(None),
+            per_connector: Mutex::default(),
             plugins: Vec::new(),
         };
-        let (_, init) = host.start_connection()?;
+        let (conn, init) = host.start_process(None)?;
+        *lock(&host.shared) = Some(conn);
         host.plugins = init
             .get("plugins")
             .and_then(Value::as_array)
@@ -222,32 +248,115 @@ impl PluginHost {
         Ok(Arc::new(host))
     }
 
-    fn start_connection(&self) -> Result<(Arc<Connection>, Value), HostError> {
-        let mut current = lock(&self.current);
-        let generation = current.0 + 1;
-        let conn = Connection::start(&self.settings, generation, self.hooks.clone())?;
+    /// Starts a host process and waits for its scan of `plugin.path`.
+    fn start_process(
+        &self,
+        connector: Option<&str>,
+    ) -> Result<(Arc<Connection>, Value), HostError> {
+        let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
+        let conn = Connection::start(&self.settings, generation, connector, self.hooks.clone())?;
         let mut header = Header::new();
         header.insert("workerProps".into(), json!(self.settings.worker_props));
         header.insert("workerId".into(), json!(self.settings.worker_id));
+        header.insert("logLevels".into(), json!(*lock(&self.log_levels)));
         let init = conn.call_blocking("init", header, &[], self.settings.start_timeout);
-        let (body, _) = match init {
-            Ok(answer) => answer,
+        match init {
+            Ok((body, _)) => Ok((conn, body)),
             Err(e) => {
                 conn.kill();
-                return Err(HostError::Start(e.to_string()));
+                Err(HostError::Start(e.to_string()))
             }
-        };
-        *current = (generation, Some(conn.clone()));
-        Ok((conn, body))
+        }
     }
 
-    /// The running host, started again if it died.
+    /// The shared host, started again if it died.
     pub(crate) fn connection(&self) -> Result<Arc<Connection>, HostError> {
-        if let Some(conn) = lock(&self.current).1.clone().filter(|c| c.is_alive()) {
+        let mut shared = lock(&self.shared);
+        if let Some(conn) = shared.clone().filter(|c| c.is_alive()) {
             return Ok(conn);
         }
         tracing::info!("Starting the plugin host again");
-        self.start_connection().map(|(c, _)| c)
+        let (conn, _) = self.start_process(None)?;
+        *shared = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// The host a connector and its tasks run in: the shared one, or with `per_connector` the
+    /// connector's own, started when its first holder comes.
+    pub(crate) fn lease(self: &Arc<Self>, connector: &str) -> Result<HostLease, HostError> {
+        if !self.settings.per_connector {
+            return Ok(HostLease::new(self.connection()?, None, self.clone()));
+        }
+        let slot = lock(&self.per_connector)
+            .entry(connector.to_owned())
+            .or_default()
+            .clone();
+        let mut own = lock(&slot);
+        let conn = match own.conn.clone().filter(|c| c.is_alive()) {
+            Some(conn) => conn,
+            None => {
+                tracing::info!(connector, "Starting a plugin host for the connector");
+                let (conn, _) = self.start_process(Some(connector))?;
+                own.conn = Some(conn.clone());
+                conn
+            }
+        };
+        own.users += 1;
+        Ok(HostLease::new(
+            conn,
+            Some(connector.to_owned()),
+            self.clone(),
+        ))
+    }
+
+    /// A holder of a connector's own host let go; the last one stops it after a grace period
+    /// (the task shutdown timeout), unless the connector or a task took it again meanwhile.
+    pub(crate) fn release(self: &Arc<Self>, connector: &str) {
+        let Some(slot) = lock(&self.per_connector).get(connector).cloned() else {
+            return;
+        };
+        {
+            let mut own = lock(&slot);
+            own.users = own.users.saturating_sub(1);
+            if own.users > 0 {
+                return;
+            }
+        }
+        let connector = connector.to_owned();
+        let grace = self.settings.stop_timeout.max(Duration::from_secs(1));
+        // The slot stays in the map (a few bytes per connector name) so that a lease never
+        // races its removal.
+        let _ = std::thread::Builder::new()
+            .name("ferry-host-release".into())
+            .spawn(move || {
+                std::thread::sleep(grace);
+                let mut own = lock(&slot);
+                if own.users > 0 {
+                    return;
+                }
+                if let Some(conn) = own.conn.take() {
+                    tracing::info!(
+                        connector,
+                        "Stopping the connector's plugin host: nothing runs in it any more"
+                    );
+                    conn.stop();
+                }
+            });
+    }
+
+    /// Sets a Java logger's level (a namespace and the loggers under it; `root` for the root)
+    /// in every running host and in those started later: `/admin/loggers` for Java plugins.
+    pub fn set_log_level(&self, logger: &str, level: &str) {
+        lock(&self.log_levels).insert(logger.to_owned(), level.to_owned());
+        let mut running: Vec<Arc<Connection>> = lock(&self.shared).iter().cloned().collect();
+        let slots: Vec<_> = lock(&self.per_connector).values().cloned().collect();
+        running.extend(slots.iter().filter_map(|s| lock(s).conn.clone()));
+        for conn in running.into_iter().filter(|c| c.is_alive()) {
+            let mut header = Header::new();
+            header.insert("levels".into(), json!({ logger: level }));
+            // The answer carries nothing; a host that died meanwhile starts with the new level.
+            let _ = conn.send("loggers.set", header, &[], self.settings.call_timeout);
+        }
     }
 
     pub fn plugins(&self) -> &[PluginInfo] {
@@ -259,16 +368,21 @@ impl PluginHost {
         HostedConnector::any(self.clone(), class_name.to_owned(), sink)
     }
 
-    /// Ends the host process (Ferry is stopping).
+    /// Ends every host process (Ferry is stopping).
     pub fn shutdown(&self) {
-        if let Some(conn) = lock(&self.current).1.take() {
-            conn.kill();
+        if let Some(conn) = lock(&self.shared).take() {
+            conn.stop();
+        }
+        for slot in std::mem::take(&mut *lock(&self.per_connector)).into_values() {
+            if let Some(conn) = lock(&slot).conn.take() {
+                conn.stop();
+            }
         }
     }
 
-    /// Kills the running host, as an out-of-memory error or `kill -9` would (tests use it).
+    /// Kills the shared host, as an out-of-memory error or `kill -9` would (tests use it).
     pub fn kill_for_test(&self) {
-        if let Some(conn) = lock(&self.current).1.clone() {
+        if let Some(conn) = lock(&self.shared).clone() {
             conn.kill();
         }
     }

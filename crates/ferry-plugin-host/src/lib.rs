@@ -7,6 +7,7 @@ mod connector;
 mod error;
 mod frame;
 mod host;
+mod lease;
 mod sink_task;
 mod source_task;
 mod wire;

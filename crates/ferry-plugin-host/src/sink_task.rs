@@ -9,14 +9,15 @@ use ferry_api::task::{SinkOffsets, SinkTask, SinkTaskContext};
 use ferry_api::{ConfigMap, ConnectError};
 use serde_json::{json, Value};
 
-use crate::connection::{java_error, Connection};
+use crate::connection::java_error;
 use crate::connector::header;
 use crate::host::PluginHost;
+use crate::lease::HostLease;
 use crate::wire::encode_sink_batch;
 
 pub(crate) struct HostedSinkTask {
     host: Arc<PluginHost>,
-    conn: Option<Arc<Connection>>,
+    conn: Option<HostLease>,
     task: String,
     version: String,
     context: Option<Arc<dyn SinkTaskContext>>,
@@ -145,8 +146,7 @@ impl SinkTask for HostedSinkTask {
     ) -> ferry_api::error::Result<()> {
         let id = context.identity();
         self.task = format!("{}-{}", id.connector, id.task);
-        let conn = self.host.connection()?;
-        self.conn = Some(conn.clone());
+        let conn = Arc::clone(self.conn.insert(self.host.lease(&id.connector)?));
         let args = json!({
             "task": self.task, "connector": id.connector, "taskNumber": id.task, "sink": true,
             "connectorConfig": id.connector_configs, "taskConfig": props,
@@ -215,7 +215,7 @@ impl SinkTask for HostedSinkTask {
     }
 
     async fn stop(&mut self) -> ferry_api::error::Result<()> {
-        if let Some(conn) = self.conn.clone().filter(|c| c.is_alive()) {
+        if let Some(conn) = self.conn.as_deref().filter(|c| c.is_alive()).cloned() {
             conn.call(
                 "task.stop",
                 header(json!({ "task": self.task })),

@@ -12,11 +12,12 @@ use serde_json::{json, Value};
 use crate::connection::{Connection, PendingCall};
 use crate::connector::header;
 use crate::host::PluginHost;
+use crate::lease::HostLease;
 use crate::wire::decode_source_batch;
 
 pub(crate) struct HostedSourceTask {
     host: Arc<PluginHost>,
-    conn: Option<Arc<Connection>>,
+    conn: Option<HostLease>,
     task: String,
     version: String,
     /// commitRecord calls not yet sent.
@@ -39,7 +40,7 @@ impl HostedSourceTask {
 
     fn conn(&self) -> Result<&Arc<Connection>, ConnectError> {
         self.conn
-            .as_ref()
+            .as_deref()
             .ok_or_else(|| ConnectError::other("The task was not started in the plugin host"))
     }
 
@@ -61,7 +62,7 @@ impl SourceTask for HostedSourceTask {
     ) -> ferry_api::error::Result<()> {
         let id = context.identity;
         self.task = format!("{}-{}", id.connector, id.task);
-        let conn = self.host.connection()?;
+        let conn = Arc::clone(self.conn.insert(self.host.lease(&id.connector)?));
         self.host
             .hooks
             .register_reader(&id.connector, context.offset_reader.clone());
@@ -69,7 +70,6 @@ impl SourceTask for HostedSourceTask {
             "task": self.task, "connector": id.connector, "taskNumber": id.task, "sink": false,
             "connectorConfig": id.connector_configs, "taskConfig": props,
         });
-        self.conn = Some(conn.clone());
         let (body, _) = conn
             .call(
                 "task.start",

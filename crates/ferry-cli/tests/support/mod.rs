@@ -130,6 +130,18 @@ scheduled.rebalance.max.delay.ms=3000
     path
 }
 
+/// A `plugin.path` in `dir` holding Apache Kafka's connect-file jar (scripts/test fetches it
+/// from Maven Central and names it in FERRY_CONNECT_FILE_JAR).
+pub fn connect_file_plugin_path(dir: &Path) -> PathBuf {
+    let jar = std::env::var("FERRY_CONNECT_FILE_JAR").expect(
+        "FERRY_CONNECT_FILE_JAR must name Apache Kafka's connect-file jar (scripts/test sets it)",
+    );
+    let plugins = dir.join("plugins/connect-file");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::copy(&jar, plugins.join("connect-file.jar")).unwrap();
+    dir.join("plugins")
+}
+
 pub fn connector_file(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(format!("{name}.properties"));
     write_file(&path, &format!("name={name}\n{body}"));

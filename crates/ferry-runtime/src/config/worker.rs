@@ -30,8 +30,14 @@ pub const DEFAULT_HEADER_CONVERTER: &str = "org.apache.kafka.connect.storage.Sim
 pub const PLUGIN_PREFERENCE: &str = "ferry.plugin.preference";
 /// Deadline of a call to the plugin host that has no other, in ms (default 300000).
 pub const PLUGIN_HOST_CALL_TIMEOUT_MS: &str = "ferry.plugin.host.call.timeout.ms";
+/// `true`: every Java connector, with its tasks, runs in a plugin host process of its own.
+pub const PLUGIN_HOST_PER_CONNECTOR: &str = "ferry.plugin.host.per.connector";
 /// Ferry's own worker keys; Java Connect would warn about them as unknown.
-const FERRY_KEYS: &[&str] = &[PLUGIN_PREFERENCE, PLUGIN_HOST_CALL_TIMEOUT_MS];
+const FERRY_KEYS: &[&str] = &[
+    PLUGIN_PREFERENCE,
+    PLUGIN_HOST_CALL_TIMEOUT_MS,
+    PLUGIN_HOST_PER_CONNECTOR,
+];
 
 const PASS_THROUGH_PREFIXES: &[&str] = &[
     "producer.",

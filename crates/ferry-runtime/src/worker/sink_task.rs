@@ -183,10 +183,13 @@ impl SinkPipeline {
                     polled.map_err(|e| ConnectError::with_source("Failed to poll for records", e))?
                 }
             };
-            if consumed.is_empty() {
-                continue;
-            }
-            let (batch, offsets) = self.convert(consumed).await?;
+            // Like Java's WorkerSinkTask, an empty poll still reaches put: sinks flush on time
+            // and resume partitions they paused from there.
+            let (batch, offsets) = if consumed.is_empty() {
+                (Vec::new(), Offsets::default())
+            } else {
+                self.convert(consumed).await?
+            };
             self.deliver(batch, offsets).await?;
         }
     }

@@ -158,6 +158,9 @@ public final class Host {
                 return init(h);
             case "plugins":
                 return Result.of(pluginList());
+            case "loggers.set":
+                LogLevels.apply(strings(h.get("levels")));
+                return Result.empty();
             case "connector.config":
                 return Result.of(Validation.connectorConfig(this, h.get("class").asText()));
             case "connector.validate":
@@ -228,6 +231,7 @@ public final class Host {
     private Result init(ObjectNode h) {
         Map<String, String> props = strings(h.get("workerProps"));
         workerId = h.path("workerId").asText("ferry");
+        LogLevels.apply(strings(h.get("logLevels")));
         long started = System.nanoTime();
         plugins = new Plugins(props);
         workerConfig = new HostWorkerConfig(props);
