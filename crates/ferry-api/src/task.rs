@@ -91,6 +91,20 @@ pub trait SinkTaskContext: Send + Sync {
 /// `ErrantRecordReporter`).
 pub trait ErrantRecordReporter: Send + Sync {
     fn report(&self, record: &SinkRecord, error: crate::ConnectError);
+
+    /// A record that failed a stage of the connector's own pipeline outside the worker (the
+    /// plugin host runs a Java connector's converters and transforms), with the stage's Java
+    /// name (`VALUE_CONVERTER`, `TRANSFORMATION`, …) and the class that failed, for the dead
+    /// letter queue's context headers.
+    fn report_failed_stage(
+        &self,
+        record: &SinkRecord,
+        error: crate::ConnectError,
+        _stage: &str,
+        _class: &str,
+    ) {
+        self.report(record, error)
+    }
 }
 
 /// Offsets of the next record to consume, per partition.

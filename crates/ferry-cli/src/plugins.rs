@@ -107,10 +107,12 @@ pub async fn registry(
                 hosted: true,
             });
         } else {
+            let (host, class) = (host.clone(), p.class_name.clone());
             others.push(HostedPluginInfo {
                 class_name: p.class_name.clone(),
                 kind,
                 version: p.version.clone(),
+                config: Arc::new(move || host.plugin_config(&class)),
             });
         }
     }

@@ -424,3 +424,63 @@ fn admin_loggers_levels_reach_the_java_plugins_loggers() {
     );
     ferry.stop();
 }
+
+#[test]
+fn a_record_a_java_converter_rejects_reaches_the_dead_letter_queue_with_its_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("hostdlq"), port());
+    let worker = hosted_worker(dir.path(), port);
+    let dlq = format!("{topic}-dlq");
+    write_file(
+        &dir.path().join("in.txt"),
+        "\"good1\"\nnot json\n\"good2\"\n",
+    );
+    let connectors = vec![
+        // Ferry's own source writes the lines as strings…
+        connector_file(
+            dir.path(),
+            &format!("{topic}-src"),
+            &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}\n", dir.path().join("in.txt").display()),
+        ),
+        // …which Kafka's sink, in the host, reads with Kafka's JsonConverter.
+        connector_file(
+            dir.path(),
+            &format!("{topic}-sink"),
+            &format!(
+                "connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\nfile={}\ntopics={topic}\n\
+                 value.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable=false\n\
+                 errors.tolerance=all\nerrors.deadletterqueue.topic.name={dlq}\n\
+                 errors.deadletterqueue.topic.replication.factor=1\nerrors.deadletterqueue.context.headers.enable=true\n",
+                dir.path().join("out.txt").display()
+            ),
+        ),
+    ];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    let out = dir.path().join("out.txt");
+    wait_until("the two good lines", Duration::from_secs(120), || {
+        lines(&out).len() >= 2
+    });
+    assert_eq!(lines(&out), vec!["good1", "good2"]);
+    let dead = read_all(&dlq, 1);
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    let (value, headers) = &dead[0];
+    assert_eq!(value.as_deref(), Some("not json"));
+    assert_eq!(
+        headers.get("__connect.errors.stage").map(String::as_str),
+        Some("VALUE_CONVERTER"),
+        "{headers:?}"
+    );
+    assert_eq!(
+        headers
+            .get("__connect.errors.class.name")
+            .map(String::as_str),
+        Some("org.apache.kafka.connect.json.JsonConverter"),
+        "{headers:?}"
+    );
+    assert_eq!(
+        headers.get("__connect.errors.offset").map(String::as_str),
+        Some("1"),
+        "{headers:?}"
+    );
+    ferry.stop();
+}

@@ -102,6 +102,12 @@ impl Connection {
         let heap =
             std::env::var("KAFKA_HEAP_OPTS").unwrap_or_else(|_| "-Xms256M -Xmx2G".to_owned());
         command.args(heap.split_whitespace());
+        // Kafka's scripts' garbage collector settings: G1 with a short pause goal keeps the
+        // young generation, and so the process's memory, small after the plugin.path scan.
+        let performance = std::env::var("KAFKA_JVM_PERFORMANCE_OPTS").unwrap_or_else(|_| {
+            "-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent".to_owned()
+        });
+        command.args(performance.split_whitespace());
         if let Ok(opts) = std::env::var("KAFKA_OPTS") {
             command.args(opts.split_whitespace());
         }

@@ -65,6 +65,16 @@ impl HostedConnector {
     }
 }
 
+/// The `keys` of a host's answer as a `ConfigDef`.
+pub(crate) fn config_def_from_keys(body: &Value) -> ConfigDef {
+    body.get("keys")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(parse_key)
+        .fold(ConfigDef::new(), ConfigDef::define)
+}
+
 fn parse_key(k: &Value) -> Option<ConfigKey> {
     let text = |f: &str| k.get(f).and_then(Value::as_str).unwrap_or("").to_owned();
     let ty = match text("type").as_str() {
@@ -158,13 +168,7 @@ impl Connector for HostedConnector {
 
     fn config_def(&self) -> ConfigDef {
         match self.call("connector.config", json!({ "class": self.class })) {
-            Ok(body) => body
-                .get("keys")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(parse_key)
-                .fold(ConfigDef::new(), ConfigDef::define),
+            Ok(body) => config_def_from_keys(&body),
             Err(error) => {
                 tracing::error!(class = %self.class, %error, "Could not read the connector's config definition");
                 ConfigDef::new()

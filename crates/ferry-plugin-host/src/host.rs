@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ferry_api::config::ConfigDef;
 use ferry_api::connector::{AnyConnector, ConnectorContext};
 use ferry_api::task::OffsetStorageReader;
 use ferry_api::{ConfigMap, ConnectError};
@@ -357,6 +358,20 @@ impl PluginHost {
             // The answer carries nothing; a host that died meanwhile starts with the new level.
             let _ = conn.send("loggers.set", header, &[], self.settings.call_timeout);
         }
+    }
+
+    /// The `ConfigDef` of a converter, header converter, transformation or predicate on
+    /// `plugin.path`, read by the shared host.
+    pub fn plugin_config(&self, class_name: &str) -> Result<ConfigDef, ConnectError> {
+        let mut header = Header::new();
+        header.insert("class".into(), json!(class_name));
+        let (body, _) = self.connection()?.call_blocking(
+            "plugin.config",
+            header,
+            &[],
+            self.settings.call_timeout,
+        )?;
+        Ok(crate::connector::config_def_from_keys(&body))
     }
 
     pub fn plugins(&self) -> &[PluginInfo] {

@@ -123,8 +123,13 @@ impl HostedSinkTask {
                     r.original_kafka_offset,
                 ) == at
             });
-            match (&reporter, record) {
-                (Some(reporter), Some(record)) => reporter.report(record, error),
+            let stage = f.get("stage").and_then(Value::as_str);
+            let class = f.get("class").and_then(Value::as_str).unwrap_or("");
+            match (&reporter, record, stage) {
+                (Some(reporter), Some(record), Some(stage)) => {
+                    reporter.report_failed_stage(record, error, stage, class)
+                }
+                (Some(reporter), Some(record), None) => reporter.report(record, error),
                 _ => {
                     tracing::warn!(topic = at.0, partition = at.1, offset = at.2, %error, "A record failed in the plugin host and was skipped")
                 }

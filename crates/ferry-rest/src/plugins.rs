@@ -100,6 +100,15 @@ pub(crate) async fn config(
             .map(config_key)
             .collect::<Vec<_>>())));
     }
+    if let Some(p) = registry.hosted_other(&plugin) {
+        let def = (p.config)().map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("Could not read the configuration of plugin {plugin}: {e}"),
+            )
+        })?;
+        return Ok(Json(json!(def.keys().map(config_key).collect::<Vec<_>>())));
+    }
     Err(unknown())
 }
 

@@ -38,6 +38,21 @@ impl Stage {
             Stage::TaskPoll => "TASK_POLL",
         }
     }
+
+    pub fn from_java_name(name: &str) -> Option<Stage> {
+        [
+            Stage::KeyConverter,
+            Stage::ValueConverter,
+            Stage::HeaderConverter,
+            Stage::Transformation,
+            Stage::KafkaProduce,
+            Stage::KafkaConsume,
+            Stage::TaskPut,
+            Stage::TaskPoll,
+        ]
+        .into_iter()
+        .find(|s| s.java_name() == name)
+    }
 }
 
 /// A connector's `errors.*` settings.

@@ -60,13 +60,19 @@ impl ConnectorPlugin {
     }
 }
 
+/// Reads a hosted plugin's `ConfigDef` from the plugin host.
+pub type HostedConfigFn = std::sync::Arc<
+    dyn Fn() -> Result<ferry_api::config::ConfigDef, ferry_api::ConnectError> + Send + Sync,
+>;
+
 /// A converter, header converter, transformation or predicate found on `plugin.path`, listed
 /// beside Ferry's own; it runs inside the plugin host for the Java connectors there.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HostedPluginInfo {
     pub class_name: String,
     pub kind: PluginKind,
     pub version: String,
+    pub config: HostedConfigFn,
 }
 
 pub struct ConverterPlugin {
@@ -239,6 +245,19 @@ impl Registry {
                 self.hosted_others.push(info);
             }
         }
+    }
+
+    /// A converter, header converter, transformation or predicate only the plugin host has, by
+    /// class name or alias.
+    pub fn hosted_other(&self, name: &str) -> Option<&HostedPluginInfo> {
+        self.hosted_others
+            .iter()
+            .find(|p| p.class_name == name)
+            .or_else(|| {
+                self.hosted_others
+                    .iter()
+                    .find(|p| matches_alias(&p.class_name, name, None))
+            })
     }
 
     pub fn connector(&self, name: &str) -> Option<&ConnectorPlugin> {

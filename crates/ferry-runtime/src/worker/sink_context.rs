@@ -8,6 +8,8 @@ use ferry_api::record::{SinkRecord, TopicPartition};
 use ferry_api::task::{ErrantRecordReporter, SinkTaskContext};
 use ferry_api::{ConfigMap, ConnectError};
 
+use crate::errors::Stage;
+
 #[derive(Default)]
 pub(crate) struct Requests {
     pub rewinds: HashMap<TopicPartition, i64>,
@@ -25,14 +27,18 @@ pub(crate) struct WorkerSinkTaskContext {
     reporter: Option<Arc<ErrantRecords>>,
 }
 
+/// A record the task reported, and the stage and class that failed when it was not the
+/// task's put (a Java connector's converter or transform, in the plugin host).
+pub(crate) type Errant = (SinkRecord, ConnectError, Option<(Stage, String)>);
+
 /// Records the task reported as errant, waiting for the pipeline to handle them.
 #[derive(Default)]
 pub(crate) struct ErrantRecords {
-    reported: Mutex<Vec<(SinkRecord, ConnectError)>>,
+    reported: Mutex<Vec<Errant>>,
 }
 
 impl ErrantRecords {
-    pub fn take(&self) -> Vec<(SinkRecord, ConnectError)> {
+    pub fn take(&self) -> Vec<Errant> {
         self.reported
             .lock()
             .map(|mut r| std::mem::take(&mut *r))
@@ -43,7 +49,20 @@ impl ErrantRecords {
 impl ErrantRecordReporter for ErrantRecords {
     fn report(&self, record: &SinkRecord, error: ConnectError) {
         if let Ok(mut r) = self.reported.lock() {
-            r.push((record.clone(), error));
+            r.push((record.clone(), error, None));
+        }
+    }
+
+    fn report_failed_stage(
+        &self,
+        record: &SinkRecord,
+        error: ConnectError,
+        stage: &str,
+        class: &str,
+    ) {
+        let stage = Stage::from_java_name(stage).map(|s| (s, class.to_owned()));
+        if let Ok(mut r) = self.reported.lock() {
+            r.push((record.clone(), error, stage));
         }
     }
 }

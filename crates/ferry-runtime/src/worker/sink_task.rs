@@ -480,7 +480,7 @@ impl SinkPipeline {
         let Some(errant) = self.errant.as_ref() else {
             return Ok(());
         };
-        for (record, error) in errant.take() {
+        for (record, error, failed_stage) in errant.take() {
             let describe = || {
                 format!(
                     "topic='{}', partition={}, offset={}",
@@ -489,16 +489,21 @@ impl SinkPipeline {
                     record.original_kafka_offset
                 )
             };
-            let class = "org.apache.kafka.connect.sink.SinkTask";
+            let (stage, class) = failed_stage.unwrap_or_else(|| {
+                (
+                    Stage::TaskPut,
+                    "org.apache.kafka.connect.sink.SinkTask".to_owned(),
+                )
+            });
             self.ctx.errors.handle(&ErrorContext {
-                stage: Stage::TaskPut,
-                class,
+                stage,
+                class: &class,
                 error: &error,
                 record: &describe,
             })?;
             if let Some(dlq) = self.dlq.as_mut() {
                 let original = consumed_form(&self.ctx, &record)?;
-                dlq.report(&original, Stage::TaskPut, class, &error).await?;
+                dlq.report(&original, stage, &class, &error).await?;
             }
         }
         Ok(())

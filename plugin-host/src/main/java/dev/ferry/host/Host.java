@@ -161,6 +161,8 @@ public final class Host {
             case "loggers.set":
                 LogLevels.apply(strings(h.get("levels")));
                 return Result.empty();
+            case "plugin.config":
+                return Result.of(Validation.pluginConfig(this, h.get("class").asText()));
             case "connector.config":
                 return Result.of(Validation.connectorConfig(this, h.get("class").asText()));
             case "connector.validate":
@@ -236,6 +238,9 @@ public final class Host {
         plugins = new Plugins(props);
         workerConfig = new HostWorkerConfig(props);
         metrics = new ConnectMetrics(workerId, workerConfig, Time.SYSTEM, h.path("clusterId").asText(null));
+        // The plugin.path scan leaves the heap grown far beyond what stays live; a collection
+        // now lets G1 hand that memory back before any work starts.
+        System.gc();
         log.info("Plugin host ready in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         ObjectNode body = Frames.JSON.createObjectNode();
         body.set("plugins", pluginList());

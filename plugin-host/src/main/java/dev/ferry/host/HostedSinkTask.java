@@ -76,6 +76,7 @@ final class HostedSinkTask implements HostedTask {
         return hosted;
     }
 
+    /** A record that failed {@code stage} (null: reported by the task through its reporter). */
     private synchronized void fail(ConsumerRecord<byte[], byte[]> original, Throwable error, String stage, Class<?> executing) {
         ObjectNode f = Frames.JSON.createObjectNode()
                 .put("topic", original.topic())
@@ -83,6 +84,8 @@ final class HostedSinkTask implements HostedTask {
                 .put("offset", original.offset())
                 .put("stage", stage)
                 .put("class", executing == null ? null : executing.getName());
+        // No stage: the task reported the record itself, which Ferry handles as Java's
+        // WorkerErrantRecordReporter does (TASK_PUT, SinkTask).
         f.set("error", Host.error(error));
         failed.add(f);
     }
@@ -251,11 +254,11 @@ final class HostedSinkTask implements HostedTask {
         private Future<Void> report(SinkRecord record, Throwable error) {
             if (record instanceof InternalSinkRecord internal) {
                 ConsumerRecord<byte[], byte[]> original = internal.context().original();
-                fail(original, error, "TASK_PUT", task.getClass());
+                fail(original, error, null, null);
             } else {
                 ConsumerRecord<byte[], byte[]> original = new ConsumerRecord<>(record.originalTopic(),
                         record.originalKafkaPartition(), record.originalKafkaOffset(), null, null);
-                fail(original, error, "TASK_PUT", task.getClass());
+                fail(original, error, null, null);
             }
             return CompletableFuture.completedFuture(null);
         }

@@ -30,6 +30,33 @@ final class Validation {
         }
     }
 
+    /** The ConfigDef of a converter, header converter, transformation or predicate, as Java's
+     *  {@code GET /connector-plugins/{plugin}/config} answers it. */
+    static JsonNode pluginConfig(Host host, String className) throws ClassNotFoundException {
+        Object plugin = org.apache.kafka.common.utils.Utils.newInstance(host.plugins.pluginClass(className));
+        try (LoaderSwap swap = host.plugins.withClassLoader(plugin.getClass().getClassLoader())) {
+            ConfigDef def;
+            if (plugin instanceof org.apache.kafka.connect.storage.Converter c) {
+                def = c.config();
+            } else if (plugin instanceof org.apache.kafka.connect.storage.HeaderConverter c) {
+                def = c.config();
+            } else if (plugin instanceof org.apache.kafka.connect.transforms.Transformation<?> t) {
+                def = t.config();
+            } else if (plugin instanceof org.apache.kafka.connect.transforms.predicates.Predicate<?> p) {
+                def = p.config();
+            } else {
+                throw new IllegalArgumentException("Not a converter, header converter, transformation or predicate: " + className);
+            }
+            ArrayNode keys = Frames.JSON.createArrayNode();
+            for (ConfigDef.ConfigKey key : def.configKeys().values()) {
+                keys.add(key(key));
+            }
+            ObjectNode out = Frames.JSON.createObjectNode();
+            out.set("keys", keys);
+            return out;
+        }
+    }
+
     static JsonNode validate(Host host, String className, Map<String, String> config) {
         Connector connector = host.plugins.newConnector(className);
         try (LoaderSwap swap = host.plugins.withClassLoader(connector.getClass().getClassLoader())) {
