@@ -10,6 +10,7 @@ mod host;
 mod lease;
 mod sink_task;
 mod source_task;
+mod task_start;
 mod wire;
 
 pub use error::HostError;

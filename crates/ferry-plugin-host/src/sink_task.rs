@@ -13,6 +13,7 @@ use crate::connection::java_error;
 use crate::connector::header;
 use crate::host::PluginHost;
 use crate::lease::HostLease;
+use crate::task_start::{start_task, task_name};
 use crate::wire::encode_sink_batch;
 
 pub(crate) struct HostedSinkTask {
@@ -150,27 +151,10 @@ impl SinkTask for HostedSinkTask {
         context: Arc<dyn SinkTaskContext>,
     ) -> ferry_api::error::Result<()> {
         let id = context.identity();
-        self.task = format!("{}-{}", id.connector, id.task);
-        let conn = Arc::clone(self.conn.insert(self.host.lease(&id.connector)?));
-        let args = json!({
-            "task": self.task, "connector": id.connector, "taskNumber": id.task, "sink": true,
-            "connectorConfig": id.connector_configs, "taskConfig": props,
-            "errantReporter": context.errant_record_reporter().is_some(),
-        });
+        let extra = json!({ "errantReporter": context.errant_record_reporter().is_some() });
         self.context = Some(context);
-        let (body, _) = conn
-            .call(
-                "task.start",
-                header(args),
-                &[],
-                self.host.settings.call_timeout,
-            )
-            .await?;
-        self.version = body
-            .get("version")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
+        self.task = task_name(&id);
+        self.version = start_task(&self.host, &mut self.conn, &id, props, true, extra).await?;
         Ok(())
     }
 

@@ -13,6 +13,7 @@ use crate::connection::{Connection, PendingCall};
 use crate::connector::header;
 use crate::host::PluginHost;
 use crate::lease::HostLease;
+use crate::task_start::{start_task, task_name};
 use crate::wire::decode_source_batch;
 
 pub(crate) struct HostedSourceTask {
@@ -61,28 +62,11 @@ impl SourceTask for HostedSourceTask {
         context: SourceTaskContext,
     ) -> ferry_api::error::Result<()> {
         let id = context.identity;
-        self.task = format!("{}-{}", id.connector, id.task);
-        let conn = Arc::clone(self.conn.insert(self.host.lease(&id.connector)?));
+        self.task = task_name(&id);
         self.host
             .hooks
             .register_reader(&id.connector, context.offset_reader.clone());
-        let args = json!({
-            "task": self.task, "connector": id.connector, "taskNumber": id.task, "sink": false,
-            "connectorConfig": id.connector_configs, "taskConfig": props,
-        });
-        let (body, _) = conn
-            .call(
-                "task.start",
-                header(args),
-                &[],
-                self.host.settings.call_timeout,
-            )
-            .await?;
-        self.version = body
-            .get("version")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
+        self.version = start_task(&self.host, &mut self.conn, &id, props, false, json!({})).await?;
         Ok(())
     }
 

@@ -43,16 +43,15 @@ import java.util.concurrent.Future;
  * task asks of its context (rewinds, pauses, commits, errant records) goes back with each answer.
  */
 @SuppressWarnings({"unchecked", "rawtypes"})
-final class HostedSinkTask implements HostedTask {
+final class HostedSinkTask extends HostedTask {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HostedSinkTask.class);
-    private final TaskSetup setup;
     private final SinkTask task;
     private final Context context;
     /** Records that failed a stage or that the task reported, for Ferry's dead letter queue and error log. */
     private final List<ObjectNode> failed = new ArrayList<>();
 
     private HostedSinkTask(TaskSetup setup, boolean errantReporter) {
-        this.setup = setup;
+        super(setup);
         this.task = (SinkTask) setup.task;
         this.context = new Context(errantReporter);
     }
@@ -90,12 +89,6 @@ final class HostedSinkTask implements HostedTask {
         failed.add(f);
     }
 
-    @Override
-    public String version() {
-        try (LoaderSwap swap = setup.swap()) {
-            return task.version();
-        }
-    }
 
     @Override
     public Host.Result call(String op, ObjectNode h, byte[] payload) throws Exception {
@@ -225,17 +218,7 @@ final class HostedSinkTask implements HostedTask {
         return result;
     }
 
-    @Override
-    public void stop() {
-        try (LoggingContext ignored = LoggingContext.forTask(setup.id); LoaderSwap swap = setup.swap()) {
-            task.stop();
-        }
-    }
 
-    @Override
-    public void close() {
-        setup.close();
-    }
 
     /** Java's WorkerSinkTaskContext, with the requests recorded for Ferry's consumer. */
     private final class Context implements SinkTaskContext {

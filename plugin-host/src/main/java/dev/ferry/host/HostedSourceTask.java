@@ -28,16 +28,15 @@ import java.util.Map;
  * which become commitRecord calls with the pre-transformation record.
  */
 @SuppressWarnings("unchecked")
-final class HostedSourceTask implements HostedTask {
+final class HostedSourceTask extends HostedTask {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HostedSourceTask.class);
-    private final TaskSetup setup;
     private final SourceTask task;
     /** Records handed to Ferry and not yet acknowledged, by the id Ferry will name. */
     private final Map<Long, SourceRecord> inFlight = new HashMap<>();
     private long nextId;
 
     private HostedSourceTask(TaskSetup setup) {
-        this.setup = setup;
+        super(setup);
         this.task = (SourceTask) setup.task;
     }
 
@@ -74,12 +73,6 @@ final class HostedSourceTask implements HostedTask {
         return hosted;
     }
 
-    @Override
-    public String version() {
-        try (LoaderSwap swap = setup.swap()) {
-            return task.version();
-        }
-    }
 
     @Override
     public Host.Result call(String op, ObjectNode h, byte[] payload) throws Exception {
@@ -188,15 +181,5 @@ final class HostedSourceTask implements HostedTask {
         return result;
     }
 
-    @Override
-    public void stop() {
-        try (LoggingContext ignored = LoggingContext.forTask(setup.id); LoaderSwap swap = setup.swap()) {
-            task.stop();
-        }
-    }
 
-    @Override
-    public void close() {
-        setup.close();
-    }
 }
