@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context};
-use ferry_kafka::admin::Admin;
 use ferry_kafka::client_properties::ClientRole;
 use ferry_runtime::config::files::{load_connector_file, load_properties, ConnectorFile};
 use ferry_runtime::config::worker::WorkerConfig;
@@ -59,20 +58,15 @@ pub(crate) fn worker_id(config: &WorkerConfig) -> String {
 }
 
 pub(crate) async fn cluster_id(config: &WorkerConfig) -> anyhow::Result<String> {
-    let settings = ferry_kafka::ClientSettings::new().layer(vec![(
-        "bootstrap.servers".to_owned(),
-        config.bootstrap_servers.clone(),
-    )]);
-    let client = ferry_kafka::client_config(ClientRole::Admin, &settings, &[]);
-    let admin = Admin::new(&client)?;
-    tokio::task::spawn_blocking(move || admin.cluster_id(CLUSTER_LOOKUP_TIMEOUT))
-        .await?
-        .ok_or_else(|| {
-            anyhow!(
-                "could not reach the Kafka cluster at {} within 30 s",
-                config.bootstrap_servers
-            )
-        })
+    // As Java's lookup: an admin client with the worker's own connection and security settings.
+    let settings = ferry_kafka::ClientSettings::new().layer(config.connection_settings());
+    let client = ferry_kafka::client_config(ClientRole::Admin, &settings, &[])?;
+    let servers = config.bootstrap_servers.clone();
+    tokio::task::spawn_blocking(move || {
+        ferry_kafka::cluster::lookup_cluster_id(&client, CLUSTER_LOOKUP_TIMEOUT)
+    })
+    .await?
+    .with_context(|| format!("could not reach the Kafka cluster at {servers}"))
 }
 
 pub async fn run(

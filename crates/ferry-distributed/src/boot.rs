@@ -66,19 +66,19 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         worker_config,
         ClientRole::Admin,
         &format!("{base}shared-admin"),
-    ))?;
+    )?)?;
     ensure_topic(&admin, &config.offset_topic, OFFSET_TOPIC).await?;
     ensure_topic(&admin, &config.status_topic, STATUS_TOPIC).await?;
     ensure_topic(&admin, &config.config_topic, CONFIG_TOPIC).await?;
 
-    let clients = |suffix: &str| {
+    let clients = |suffix: &str| -> Result<_, StoreError> {
         let id = format!("{base}{suffix}");
-        (
-            internal_client(worker_config, ClientRole::Consumer, &id),
-            internal_client(worker_config, ClientRole::Producer, &id),
-        )
+        Ok((
+            internal_client(worker_config, ClientRole::Consumer, &id)?,
+            internal_client(worker_config, ClientRole::Producer, &id)?,
+        ))
     };
-    let (consumer, producer) = clients("offsets");
+    let (consumer, producer) = clients("offsets")?;
     let offsets = Arc::new(
         KafkaOffsetStore::start(
             &config.offset_topic.name,
@@ -88,7 +88,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         )
         .await?,
     );
-    let (consumer, producer) = clients("statuses");
+    let (consumer, producer) = clients("statuses")?;
     let statuses = Arc::new(
         KafkaStatusStore::start(
             &config.status_topic.name,
@@ -99,7 +99,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         )
         .await?,
     );
-    let (consumer, producer) = clients("configs");
+    let (consumer, producer) = clients("configs")?;
     let (configs, events) = KafkaConfigStore::start(
         &config.config_topic.name,
         &consumer,

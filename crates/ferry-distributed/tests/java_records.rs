@@ -95,7 +95,8 @@ async fn internal_topic_keys_land_in_javas_partitions() {
         &ferry_kafka::ClientSettings::new()
             .layer(vec![("bootstrap.servers".to_owned(), bootstrap.clone())]),
         &[],
-    );
+    )
+    .unwrap();
     producer.set("client.id", "java-partitions");
     let seen: Arc<Mutex<Vec<(String, i32)>>> = Arc::default();
     let sink = seen.clone();

@@ -74,6 +74,9 @@ pub struct Translated {
     /// Human-readable explanations of settings that were ignored, approximated or passed
     /// through unvalidated. Never contains secret values.
     pub warnings: Vec<String>,
+    /// Settings no client can be built with (a key store that cannot be opened). Never
+    /// contains secret values.
+    pub errors: Vec<String>,
 }
 
 /// Translates Java client settings (already stripped of any prefix) into librdkafka settings
@@ -91,6 +94,7 @@ pub fn translate(role: ClientRole, java: &[(String, String)]) -> Translated {
         java: java.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
         properties: Vec::new(),
         warnings: Vec::new(),
+        errors: Vec::new(),
     };
 
     let mut escaped = Vec::new();
@@ -126,6 +130,7 @@ pub fn translate(role: ClientRole, java: &[(String, String)]) -> Translated {
     Translated {
         properties: cx.properties,
         warnings: cx.warnings,
+        errors: cx.errors,
     }
 }
 
@@ -289,11 +294,7 @@ const RULES: &[Rule] = &[
     // Read by the location and password handlers.
     silent("ssl.truststore.type", ALL),
     silent("ssl.keystore.type", ALL),
-    unsupported(
-        "ssl.truststore.password",
-        ALL,
-        "librdkafka reads CA certificates from unencrypted PEM",
-    ),
+    silent("ssl.truststore.password", ALL),
     map("ssl.truststore.certificates", ALL, "ssl.ca.pem", Verbatim),
     custom("ssl.keystore.location", ALL, ssl_keystore_location),
     custom("ssl.keystore.password", ALL, ssl_keystore_password),
@@ -409,6 +410,7 @@ struct Cx<'a> {
     java: HashMap<&'a str, &'a str>,
     properties: Vec<(String, String)>,
     warnings: Vec<String>,
+    errors: Vec<String>,
 }
 
 impl<'a> Cx<'a> {
@@ -429,6 +431,11 @@ impl<'a> Cx<'a> {
 
     fn warn(&mut self, message: String) {
         self.warnings.push(message);
+    }
+
+    /// A setting the client cannot be built with (an unreadable key store).
+    fn fail(&mut self, message: String) {
+        self.errors.push(message);
     }
 
     fn ignored(&mut self, key: &str, why: &str) {
@@ -639,13 +646,13 @@ fn ssl_truststore_location(cx: &mut Cx<'_>, key: &str, value: &str) {
     let store = truststore_type(cx);
     if store.eq_ignore_ascii_case("PEM") {
         cx.set("ssl.ca.location", value);
-    } else {
-        // Dropping the trust store fails closed: librdkafka then trusts only the system CAs.
-        cx.warn(format!(
-            "Java client setting '{key}' names a {store} trust store, which librdkafka cannot \
-             read; convert it to PEM and set ssl.truststore.type=PEM (or set \
-             librdkafka.ssl.ca.location); ignored"
-        ));
+        return;
+    }
+    // librdkafka reads PEM only: the store's certificates are read here and passed inline.
+    let password = cx.java("ssl.truststore.password").unwrap_or("");
+    match crate::stores::truststore_pem(value, store, password) {
+        Ok(pem) => cx.set("ssl.ca.pem", &pem),
+        Err(problem) => cx.fail(format!("Java client setting '{key}': {problem}")),
     }
 }
 
@@ -659,24 +666,26 @@ fn ssl_keystore_location(cx: &mut Cx<'_>, key: &str, value: &str) {
         cx.set("ssl.certificate.location", value);
         cx.set("ssl.key.location", value);
     } else {
-        cx.warn(format!(
-            "Java client setting '{key}' names a {store} key store, which librdkafka cannot \
-             read; convert it to PKCS12 or PEM and set ssl.keystore.type; ignored"
-        ));
+        // JKS (or a PKCS12 file under Java's default type JKS): read here, passed inline.
+        let password = cx.java("ssl.keystore.password").unwrap_or("");
+        let key_password = cx.java("ssl.key.password");
+        match crate::stores::keystore_pem(value, store, password, key_password) {
+            Ok(material) => {
+                cx.set("ssl.key.pem", &material.key_pem);
+                cx.set("ssl.certificate.pem", &material.chain_pem);
+            }
+            Err(problem) => cx.fail(format!("Java client setting '{key}': {problem}")),
+        }
     }
 }
 
-fn ssl_keystore_password(cx: &mut Cx<'_>, key: &str, value: &str) {
+fn ssl_keystore_password(cx: &mut Cx<'_>, _key: &str, value: &str) {
     let store = keystore_type(cx);
     if store.eq_ignore_ascii_case("PKCS12") {
         cx.set("ssl.keystore.password", value);
-    } else if store.eq_ignore_ascii_case("PEM") {
-        cx.ignored(
-            key,
-            "PEM key stores have no store password; use ssl.key.password",
-        );
     }
-    // For other store types the key store itself is reported as unreadable.
+    // PEM key stores have no store password (Java ignores it too); JKS stores are opened with
+    // it by the location handler.
 }
 
 fn compression_level(cx: &mut Cx<'_>, key: &str, value: &str) {
@@ -1484,11 +1493,15 @@ mod tests {
                 ("ssl.truststore.password", "s3cret"),
             ],
         );
+        // The store is read into PEM here; one that cannot be read stops the client.
         assert!(t.properties.is_empty());
-        assert_eq!(t.warnings.len(), 2, "{:?}", t.warnings);
-        assert!(t.warnings[0].contains("JKS trust store"));
-        assert!(t.warnings[1].contains("'ssl.truststore.password'"));
-        assert!(!t.warnings.iter().any(|w| w.contains("s3cret")));
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+        assert_eq!(t.errors.len(), 1, "{:?}", t.errors);
+        assert!(
+            t.errors[0].contains("'ssl.truststore.location'")
+                && t.errors[0].contains("/etc/ts.jks")
+        );
+        assert!(!t.errors.iter().any(|w| w.contains("s3cret")));
     }
 
     #[test]
@@ -1537,9 +1550,9 @@ mod tests {
                 ("ssl.keystore.password", "s3cret"),
             ],
         );
+        // Java does not use a PEM key store's password either.
         assert!(t.properties.is_empty());
-        assert_eq!(t.warnings.len(), 1);
-        assert!(!t.warnings[0].contains("s3cret"));
+        assert!(t.warnings.is_empty() && t.errors.is_empty());
 
         let t = run(
             Admin,
@@ -1549,8 +1562,8 @@ mod tests {
             ],
         );
         assert!(t.properties.is_empty());
-        assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
-        assert!(t.warnings[0].contains("JKS key store"));
+        assert_eq!(t.errors.len(), 1, "{:?}", t.errors);
+        assert!(t.errors[0].contains("/etc/ks.jks") && !t.errors[0].contains("s3cret"));
     }
 
     // --- JAAS ---

@@ -3,6 +3,7 @@
 use rdkafka::ClientConfig;
 
 use crate::client_properties::{translate, ClientRole};
+use crate::KafkaClientError;
 
 /// Java client settings for one client: the base ones (from the worker's top level) and the
 /// overrides applied after them (worker `producer.*` etc., then connector `*.override.*`).
@@ -24,18 +25,22 @@ impl ClientSettings {
 }
 
 /// A librdkafka config for `role`: Ferry's fixed settings, then each translated layer, logging a
-/// warning for every Java setting that has no librdkafka equivalent.
+/// warning for every Java setting that has no librdkafka equivalent. Fails on settings no
+/// client can be built with (a key store that cannot be opened).
 pub fn client_config(
     role: ClientRole,
     settings: &ClientSettings,
     fixed: &[(&str, &str)],
-) -> ClientConfig {
+) -> Result<ClientConfig, KafkaClientError> {
     let mut config = ClientConfig::new();
     for (k, v) in fixed {
         config.set(*k, *v);
     }
     for layer in &settings.layers {
         let translated = translate(role, layer);
+        if !translated.errors.is_empty() {
+            return Err(KafkaClientError::Settings(translated.errors.join("; ")));
+        }
         for warning in &translated.warnings {
             tracing::warn!(role = ?role, "{warning}");
         }
@@ -43,5 +48,5 @@ pub fn client_config(
             config.set(k, v);
         }
     }
-    config
+    Ok(config)
 }

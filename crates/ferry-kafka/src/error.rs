@@ -22,6 +22,12 @@ pub enum KafkaClientError {
     },
     #[error("topic {topic}: {message}")]
     Topic { topic: String, message: String },
+    /// Client settings that no client can be built with.
+    #[error("invalid Kafka client settings: {0}")]
+    Settings(String),
+    /// The connection could not be secured or authenticated (librdkafka's reason).
+    #[error("could not connect to Kafka: {0}")]
+    Connection(String),
 }
 
 impl KafkaClientError {

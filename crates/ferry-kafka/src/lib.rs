@@ -4,11 +4,13 @@
 
 pub mod admin;
 pub mod client_properties;
+pub mod cluster;
 mod config;
 pub mod consumer;
 mod error;
 pub mod group_offsets;
 pub mod producer;
+pub mod stores;
 pub mod topic_log;
 
 pub use config::{client_config, ClientSettings};

@@ -211,6 +211,27 @@ impl WorkerConfig {
         out
     }
 
+    /// The top-level client settings Java's worker gives its own clients (the group member,
+    /// internal topics, the cluster id lookup): bootstrap servers, `security.protocol`,
+    /// `ssl.*`, `sasl.*` and `client.dns.lookup`. Connector clients do not get them: Java reads
+    /// theirs from the `producer.`/`consumer.`/`admin.` prefixes and connector overrides only.
+    pub fn connection_settings(&self) -> Vec<(String, String)> {
+        let mut out = vec![(
+            "bootstrap.servers".to_owned(),
+            self.bootstrap_servers.clone(),
+        )];
+        for (k, v) in &self.originals {
+            let security = k.starts_with("ssl.")
+                || k.starts_with("sasl.")
+                || k == "security.protocol"
+                || k == "client.dns.lookup";
+            if security {
+                out.push((k.clone(), v.clone()));
+            }
+        }
+        out
+    }
+
     /// Worker settings under `prefix`, with the prefix removed.
     pub fn with_prefix(&self, prefix: &str) -> Vec<(String, String)> {
         self.originals

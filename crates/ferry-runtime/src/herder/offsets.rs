@@ -55,7 +55,7 @@ fn sink_client(
     worker: &Worker,
     config: &ConfigMap,
     group: &str,
-) -> ferry_kafka::rdkafka::ClientConfig {
+) -> Result<ferry_kafka::rdkafka::ClientConfig, HerderError> {
     let overrides: Vec<(String, String)> = config
         .iter()
         .filter_map(|(k, v)| {
@@ -71,6 +71,7 @@ fn sink_client(
         .layer(worker.config().with_prefix("consumer."))
         .layer(overrides);
     ferry_kafka::client_config(ClientRole::Consumer, &settings, &[("group.id", group)])
+        .map_err(|e| HerderError::BadRequest(e.to_string()))
 }
 
 fn kafka_partition(topic: &str, partition: i32) -> OffsetMap {
@@ -89,7 +90,7 @@ pub async fn read(
 ) -> Result<Vec<ConnectorOffset>, HerderError> {
     if kind == PluginKind::Sink {
         let (group, subscription) = sink_group(name, config);
-        let client = sink_client(worker, config, &group);
+        let client = sink_client(worker, config, &group)?;
         let offsets =
             tokio::task::spawn_blocking(move || group_offsets::committed(&client, &subscription))
                 .await
@@ -239,7 +240,7 @@ pub async fn alter(
             .collect();
         let external = plugin_check(worker.registry(), name, config, &pairs)?;
         let (group, _) = sink_group(name, config);
-        let client = sink_client(worker, config, &group);
+        let client = sink_client(worker, config, &group)?;
         let written = tokio::task::spawn_blocking(move || group_offsets::alter(&client, &entries))
             .await
             .map_err(|e| HerderError::Internal(e.to_string()))?;
@@ -289,7 +290,7 @@ pub async fn reset(
             current.into_iter().map(|o| (o.partition, None)).collect();
         let external = plugin_check(worker.registry(), name, config, &pairs)?;
         let (group, _) = sink_group(name, config);
-        let client = sink_client(worker, config, &group);
+        let client = sink_client(worker, config, &group)?;
         return match group_offsets::delete(&client, &group).await {
             Ok(()) => Ok(message(external, "reset")),
             Err(GroupWriteError::Active) => Err(active_group(name, "reset")),

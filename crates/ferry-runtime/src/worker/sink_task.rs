@@ -103,7 +103,8 @@ pub(crate) async fn run(
         ("fetch.queue.backoff.ms", "5"),
     ];
     let config =
-        ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed);
+        ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed)
+            .map_err(|e| ConnectError::with_source("Invalid consumer settings", e))?;
     let (consumer, events) = SinkConsumer::new(&config, &subscription)
         .map_err(|e| ConnectError::with_source("Failed to create the consumer", e))?;
     if !ctx.wait_while_paused().await {
@@ -626,9 +627,11 @@ async fn open_dlq(ctx: &TaskContext) -> Result<Option<DeadLetterQueue>, ConnectE
             ("acks", "all"),
             ("enable.idempotence", "false"),
         ],
-    );
+    )
+    .map_err(|e| ConnectError::with_source("Invalid producer settings", e))?;
     let admin_config =
-        ferry_kafka::client_config(ClientRole::Admin, &ctx.client_layers("admin"), &[]);
+        ferry_kafka::client_config(ClientRole::Admin, &ctx.client_layers("admin"), &[])
+            .map_err(|e| ConnectError::with_source("Invalid admin settings", e))?;
     let admin = ferry_kafka::admin::Admin::new(&admin_config)
         .map_err(|e| ConnectError::with_source("Failed to create the admin client", e))?;
     DeadLetterQueue::open(settings, &producer, &admin, &ctx.id.connector, ctx.id.task)

@@ -35,7 +35,9 @@ struct SourcePipeline {
     header_bytes: Vec<(String, Option<Vec<u8>>)>,
 }
 
-fn producer_config(ctx: &TaskContext) -> ferry_kafka::rdkafka::ClientConfig {
+fn producer_config(
+    ctx: &TaskContext,
+) -> Result<ferry_kafka::rdkafka::ClientConfig, ferry_kafka::KafkaClientError> {
     let client_id = format!("connector-producer-{}-{}", ctx.id.connector, ctx.id.task);
     // Java's defaults for connector producers: all replicas acknowledge, one request in flight
     // per connection so retries keep order, and no delivery deadline.
@@ -56,7 +58,9 @@ pub(crate) async fn run(
     mut ctx: TaskContext,
     mut task: Box<dyn SourceTask>,
 ) -> Result<(), ConnectError> {
-    let (producer, acks) = AckingProducer::new(&producer_config(&ctx))
+    let config = producer_config(&ctx)
+        .map_err(|e| ConnectError::with_source("Invalid producer settings", e))?;
+    let (producer, acks) = AckingProducer::new(&config)
         .map_err(|e| ConnectError::with_source("Failed to create the producer", e))?;
     let reader = Arc::new(ConnectorOffsetReader {
         connector: ctx.id.connector.clone(),

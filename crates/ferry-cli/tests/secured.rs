@@ -1,0 +1,275 @@
+//! Secured clusters: the broker of scripts/kafka has a SASL_SSL listener (SCRAM and PLAIN) and
+//! an SSL listener that requires client certificates, both advertised as localhost, with
+//! certificates and Java-style stores the script generated (FERRY_KAFKA_TLS). Worker configs
+//! are written the way Java Connect users write them: top-level settings for the worker's own
+//! clients, repeated under `producer.` and `consumer.` for the connectors' clients.
+#![cfg(feature = "kafka-integration-tests")]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use support::*;
+
+fn tls_dir() -> PathBuf {
+    PathBuf::from(std::env::var("FERRY_KAFKA_TLS").expect(
+        "FERRY_KAFKA_TLS must name the broker's certificate directory (scripts/test sets it from scripts/kafka tls)",
+    ))
+}
+
+fn listener(var: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| {
+        panic!("{var} must name the broker's secured listener (scripts/test sets it)")
+    })
+}
+
+/// The same client settings at the top level and under `producer.`, `consumer.` and `admin.`.
+fn everywhere(settings: &[(&str, String)]) -> String {
+    let mut out = String::new();
+    for prefix in ["", "producer.", "consumer.", "admin."] {
+        for (k, v) in settings {
+            out.push_str(&format!("{prefix}{k}={v}\n"));
+        }
+    }
+    out
+}
+
+fn secured_worker(dir: &Path, port: u16, bootstrap: &str, settings: &[(&str, String)]) -> PathBuf {
+    let worker = worker_properties(dir, port, 1000);
+    let text = std::fs::read_to_string(&worker).unwrap().replace(
+        &format!("bootstrap.servers={}", bootstrap()),
+        &format!("bootstrap.servers={bootstrap}"),
+    );
+    write_file(&worker, &format!("{text}{}", everywhere(settings)));
+    worker
+}
+
+fn scram(password: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("security.protocol", "SASL_SSL".to_owned()),
+        ("sasl.mechanism", "SCRAM-SHA-512".to_owned()),
+        (
+            "sasl.jaas.config",
+            format!("org.apache.kafka.common.security.scram.ScramLoginModule required username=\"ferry\" password=\"{password}\";"),
+        ),
+    ]
+}
+
+fn pem_trust(ca: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("ssl.truststore.type", "PEM".to_owned()),
+        (
+            "ssl.truststore.location",
+            tls_dir().join(ca).display().to_string(),
+        ),
+    ]
+}
+
+fn pipeline(dir: &Path, topic: &str) -> Vec<PathBuf> {
+    vec![
+        connector_file(
+            dir,
+            &format!("{topic}-src"),
+            &format!(
+                "connector.class=FileStreamSource\nfile={}\ntopic={topic}\n",
+                dir.join("in.txt").display()
+            ),
+        ),
+        connector_file(
+            dir,
+            &format!("{topic}-sink"),
+            &format!(
+                "connector.class=FileStreamSink\nfile={}\ntopics={topic}\n",
+                dir.join("out.txt").display()
+            ),
+        ),
+    ]
+}
+
+/// Runs the file pipeline over `bootstrap` with `settings` and checks every line arrives.
+fn pipeline_runs(name: &str, bootstrap: &str, settings: &[(&str, String)]) {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique(name), port());
+    let total = 2_000;
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, total));
+    let worker = secured_worker(dir.path(), port, bootstrap, settings);
+    let ferry = Ferry::start(dir.path(), port, &worker, &pipeline(dir.path(), &topic));
+    let out = dir.path().join("out.txt");
+    wait_until(
+        "every line in the sink file",
+        Duration::from_secs(90),
+        || lines(&out).len() >= total,
+    );
+    let expected: Vec<String> = numbered_lines(0, total)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines(&out), expected);
+    let log = ferry.log_text();
+    for secret in ["ferry-secret", "ferry-pass", "BEGIN PRIVATE KEY"] {
+        assert!(!log.contains(secret), "a secret in the log:\n{log}");
+    }
+    ferry.stop();
+}
+
+#[test]
+fn a_pipeline_runs_over_sasl_ssl_with_scram_and_a_pem_trust_store() {
+    let mut settings = scram("ferry-secret");
+    settings.extend(pem_trust("ca.pem"));
+    pipeline_runs("scram", &listener("KAFKA_SASL_SSL"), &settings);
+}
+
+#[test]
+fn a_pipeline_runs_over_sasl_ssl_with_plain_and_a_pkcs12_trust_store() {
+    let settings = vec![
+        ("security.protocol", "SASL_SSL".to_owned()),
+        ("sasl.mechanism", "PLAIN".to_owned()),
+        ("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ferry\" password=\"ferry-secret\";".to_owned()),
+        ("ssl.truststore.type", "PKCS12".to_owned()),
+        ("ssl.truststore.location", tls_dir().join("truststore.p12").display().to_string()),
+        ("ssl.truststore.password", "ferry-pass".to_owned()),
+    ];
+    pipeline_runs("plain", &listener("KAFKA_SASL_SSL"), &settings);
+}
+
+#[test]
+fn a_pipeline_runs_over_mutual_tls_with_jks_stores() {
+    let settings = vec![
+        ("security.protocol", "SSL".to_owned()),
+        (
+            "ssl.truststore.location",
+            tls_dir().join("truststore.jks").display().to_string(),
+        ),
+        ("ssl.truststore.password", "ferry-pass".to_owned()),
+        (
+            "ssl.keystore.location",
+            tls_dir().join("client.jks").display().to_string(),
+        ),
+        ("ssl.keystore.password", "ferry-pass".to_owned()),
+        ("ssl.key.password", "ferry-pass".to_owned()),
+    ];
+    pipeline_runs("mtls-jks", &listener("KAFKA_SSL"), &settings);
+}
+
+#[test]
+fn a_pipeline_runs_over_mutual_tls_with_a_pkcs12_key_store_and_inline_pem() {
+    let tls = tls_dir();
+    let settings = vec![
+        ("security.protocol", "SSL".to_owned()),
+        ("ssl.keystore.type", "PKCS12".to_owned()),
+        (
+            "ssl.keystore.location",
+            tls.join("client.p12").display().to_string(),
+        ),
+        ("ssl.keystore.password", "ferry-pass".to_owned()),
+        // Inline PEM, one line as a properties file holds it.
+        ("ssl.truststore.type", "PEM".to_owned()),
+        (
+            "ssl.truststore.certificates",
+            std::fs::read_to_string(tls.join("ca.pem"))
+                .unwrap()
+                .replace('\n', "\\n"),
+        ),
+    ];
+    pipeline_runs("mtls-p12", &listener("KAFKA_SSL"), &settings);
+}
+
+/// Starts a worker that must fail: within `limit`, with a message containing every `needle`.
+fn start_fails_quickly(name: &str, bootstrap: &str, settings: &[(&str, String)], needles: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let worker = secured_worker(dir.path(), port(), bootstrap, settings);
+    let started = Instant::now();
+    let stderr = start_fails(dir.path(), &worker, &[]);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(20),
+        "{name}: start-up took {took:?} to fail:\n{stderr}"
+    );
+    for needle in needles {
+        assert!(
+            stderr.contains(needle),
+            "{name}: the error should name {needle:?}:\n{stderr}"
+        );
+    }
+    for secret in ["ferry-secret", "wrong-secret", "ferry-pass"] {
+        assert!(
+            !stderr.contains(secret),
+            "{name}: a secret in the output:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn bad_credentials_and_certificates_stop_start_up_within_seconds_naming_the_cause() {
+    let sasl_ssl = listener("KAFKA_SASL_SSL");
+    let ssl = listener("KAFKA_SSL");
+    let mut wrong_password = scram("wrong-secret");
+    wrong_password.extend(pem_trust("ca.pem"));
+    start_fails_quickly(
+        "wrong password",
+        &sasl_ssl,
+        &wrong_password,
+        &["localhost:", "Authentication failed"],
+    );
+
+    let mut untrusted = scram("ferry-secret");
+    untrusted.extend(pem_trust("other-ca.pem"));
+    start_fails_quickly(
+        "untrusted CA",
+        &sasl_ssl,
+        &untrusted,
+        &["localhost:", "certificate verify failed"],
+    );
+
+    // The broker's certificate names localhost, not 127.0.0.1.
+    let mut by_address = scram("ferry-secret");
+    by_address.extend(pem_trust("ca.pem"));
+    let address = sasl_ssl.replace("localhost", "127.0.0.1");
+    start_fails_quickly(
+        "host name mismatch",
+        &address,
+        &by_address,
+        &["127.0.0.1:", "certificate verify failed"],
+    );
+
+    let tls = tls_dir();
+    let mut expired = pem_trust("ca.pem");
+    expired.extend([
+        ("security.protocol", "SSL".to_owned()),
+        ("ssl.keystore.type", "PEM".to_owned()),
+        (
+            "ssl.keystore.certificate.chain",
+            std::fs::read_to_string(tls.join("client-expired.pem"))
+                .unwrap()
+                .replace('\n', "\\n"),
+        ),
+        (
+            "ssl.keystore.key",
+            std::fs::read_to_string(tls.join("client-expired.key"))
+                .unwrap()
+                .replace('\n', "\\n"),
+        ),
+    ]);
+    start_fails_quickly(
+        "expired client certificate",
+        &ssl,
+        &expired,
+        &["localhost:", "SSL"],
+    );
+
+    let wrong_store_password = vec![
+        ("security.protocol", "SSL".to_owned()),
+        (
+            "ssl.truststore.location",
+            tls.join("truststore.jks").display().to_string(),
+        ),
+        ("ssl.truststore.password", "not-the-password".to_owned()),
+    ];
+    start_fails_quickly(
+        "wrong trust store password",
+        &ssl,
+        &wrong_store_password,
+        &["truststore.jks", "password"],
+    );
+}

@@ -1,0 +1,83 @@
+//! The start-up lookup of the cluster id (Java's `ConnectUtils.lookupKafkaClusterId`), which is
+//! also the worker's first test of its connection settings: a TLS or SASL failure ends it at
+//! once with librdkafka's reason (which names the broker and listener) instead of waiting out
+//! the timeout.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rdkafka::client::ClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
+use rdkafka::error::KafkaError;
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::ClientConfig;
+
+use crate::KafkaClientError;
+
+/// Keeps the first error that no retry can fix.
+#[derive(Default)]
+struct FatalErrors {
+    first: Mutex<Option<String>>,
+}
+
+impl ClientContext for FatalErrors {
+    fn error(&self, error: KafkaError, reason: &str) {
+        let fatal = matches!(
+            error.rdkafka_error_code(),
+            Some(RDKafkaErrorCode::Authentication | RDKafkaErrorCode::SaslAuthenticationFailed)
+        ) || reason.contains("SSL handshake failed")
+            || reason.contains("certificate verify failed")
+            // A TLS alert from the broker: it refused our certificate or protocol.
+            || reason.contains("SSL routines")
+            || reason.contains("SSL alert")
+            || reason.contains("SASL authentication error")
+            || reason.contains("Authentication failed");
+        if fatal {
+            let mut first = self.first.lock().unwrap_or_else(|p| p.into_inner());
+            first.get_or_insert_with(|| reason.to_owned());
+        } else {
+            tracing::debug!(%error, reason, "Kafka client error during the cluster id lookup");
+        }
+    }
+}
+
+impl ConsumerContext for FatalErrors {}
+
+/// The cluster's id, asked with `config` (the worker's connection settings). Fails within
+/// about a second of the first authentication or TLS failure, with its reason; otherwise
+/// after `timeout`.
+pub fn lookup_cluster_id(
+    config: &ClientConfig,
+    timeout: Duration,
+) -> Result<String, KafkaClientError> {
+    let client: BaseConsumer<FatalErrors> = config
+        .create_with_context(FatalErrors::default())
+        .map_err(|cause| KafkaClientError::Create {
+            role: "admin",
+            cause,
+        })?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(id) = client.client().fetch_cluster_id(Duration::from_millis(500)) {
+            return Ok(id);
+        }
+        // Serves the client's error events into FatalErrors.
+        let _ = client.poll(Duration::from_millis(100));
+        let fatal = client
+            .client()
+            .context()
+            .first
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(reason) = fatal {
+            return Err(KafkaClientError::Connection(reason));
+        }
+        if Instant::now() >= deadline {
+            return Err(KafkaClientError::Timeout {
+                operation: "looking up the Kafka cluster id",
+                timeout_ms: timeout.as_millis() as u64,
+            });
+        }
+    }
+}
