@@ -38,7 +38,7 @@ fn everywhere(settings: &[(&str, String)]) -> String {
 fn secured_worker(dir: &Path, port: u16, bootstrap: &str, settings: &[(&str, String)]) -> PathBuf {
     let worker = worker_properties(dir, port, 1000);
     let text = std::fs::read_to_string(&worker).unwrap().replace(
-        &format!("bootstrap.servers={}", bootstrap()),
+        &format!("bootstrap.servers={}", support::bootstrap()),
         &format!("bootstrap.servers={bootstrap}"),
     );
     write_file(&worker, &format!("{text}{}", everywhere(settings)));
@@ -272,4 +272,94 @@ fn bad_credentials_and_certificates_stop_start_up_within_seconds_naming_the_caus
         &wrong_store_password,
         &["truststore.jks", "password"],
     );
+}
+
+/// Three distributed workers over `bootstrap` with `settings`: their group membership, internal
+/// topics and connector clients all authenticate; a file pipeline created through a follower
+/// delivers every line.
+fn cluster_pipeline_runs(name: &str, bootstrap: &str, settings: &[(&str, String)]) {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = unique(name);
+    let ports: Vec<u16> = (0..3).map(|_| port()).collect();
+    let mut workers = Vec::new();
+    for &p in &ports {
+        let props = distributed_properties(dir.path(), p, &cluster, &everywhere(settings));
+        let text = std::fs::read_to_string(&props).unwrap().replace(
+            &format!("bootstrap.servers={}", support::bootstrap()),
+            &format!("bootstrap.servers={bootstrap}"),
+        );
+        write_file(&props, &text);
+        workers.push(Ferry::distributed(dir.path(), p, &props));
+    }
+    for w in &workers {
+        wait_until(
+            "the worker to join the group",
+            Duration::from_secs(120),
+            || w.get("/health").is_some_and(|(code, _)| code == 200),
+        );
+    }
+    let topic = unique(&format!("{name}-topic"));
+    let total = 2_000;
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, total));
+    for body in [
+        format!(
+            r#"{{"name":"{topic}-src","config":{{"connector.class":"FileStreamSource","file":"{}","topic":"{topic}"}}}}"#,
+            dir.path().join("in.txt").display()
+        ),
+        format!(
+            r#"{{"name":"{topic}-sink","config":{{"connector.class":"FileStreamSink","file":"{}","topics":"{topic}"}}}}"#,
+            dir.path().join("out.txt").display()
+        ),
+    ] {
+        let mut answer = (0, serde_json::Value::Null);
+        wait_until("the connector created", Duration::from_secs(60), || {
+            answer = workers[2].call("POST", "/connectors", Some(&body));
+            answer.0 != 409
+        });
+        assert_eq!(answer.0, 201, "{}", answer.1);
+    }
+    let out = dir.path().join("out.txt");
+    wait_until(
+        "every line in the sink file",
+        Duration::from_secs(120),
+        || lines(&out).len() >= total,
+    );
+    let got: std::collections::BTreeSet<String> = lines(&out).into_iter().collect();
+    assert_eq!(got.len(), total);
+    for w in workers {
+        let log = w.log_text();
+        assert!(
+            !log.contains("ferry-secret") && !log.contains("ferry-pass"),
+            "a secret in the log:\n{log}"
+        );
+        w.stop();
+    }
+}
+
+#[test]
+fn a_three_worker_cluster_runs_over_sasl_ssl_with_scram() {
+    let mut settings = scram("ferry-secret");
+    settings.extend(pem_trust("ca.pem"));
+    cluster_pipeline_runs("dscram", &listener("KAFKA_SASL_SSL"), &settings);
+}
+
+#[test]
+fn a_three_worker_cluster_runs_over_mutual_tls_with_pkcs12_stores() {
+    let tls = tls_dir();
+    let settings = vec![
+        ("security.protocol", "SSL".to_owned()),
+        ("ssl.keystore.type", "PKCS12".to_owned()),
+        (
+            "ssl.keystore.location",
+            tls.join("client.p12").display().to_string(),
+        ),
+        ("ssl.keystore.password", "ferry-pass".to_owned()),
+        ("ssl.truststore.type", "PKCS12".to_owned()),
+        (
+            "ssl.truststore.location",
+            tls.join("truststore.p12").display().to_string(),
+        ),
+        ("ssl.truststore.password", "ferry-pass".to_owned()),
+    ];
+    cluster_pipeline_runs("dmtls", &listener("KAFKA_SSL"), &settings);
 }

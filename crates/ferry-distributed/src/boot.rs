@@ -147,6 +147,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         rebalance_timeout: config.rebalance_timeout,
         heartbeat_interval: config.heartbeat_interval,
         request_timeout: Duration::from_secs(40),
+        security: crate::group_security::group_security(worker_config)?,
     });
     let herder = DistributedHerder::new(
         Arc::new(config),

@@ -5,6 +5,7 @@ pub mod assignor;
 pub mod boot;
 pub mod config;
 pub mod config_topic;
+pub mod group_security;
 pub mod herder;
 pub mod protocol;
 pub mod status_topic;

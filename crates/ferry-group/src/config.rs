@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::error::GroupError;
+use crate::security::Security;
 
 /// Margin added to the rebalance timeout when waiting for a JoinGroup response (the broker may hold
 /// a JoinGroup for up to the rebalance timeout).
@@ -36,6 +37,8 @@ pub struct GroupConfig {
     /// Time allowed for a response (JoinGroup waits up to `rebalance_timeout` + 5 s instead when
     /// that is longer).
     pub request_timeout: Duration,
+    /// TLS and SASL (Connect: `security.protocol`, `ssl.*`, `sasl.*`).
+    pub security: Security,
 }
 
 impl GroupConfig {
@@ -102,6 +105,7 @@ impl Default for GroupConfig {
             rebalance_timeout: Duration::from_secs(60),
             heartbeat_interval: Duration::from_secs(3),
             request_timeout: Duration::from_secs(40),
+            security: Security::default(),
         }
     }
 }

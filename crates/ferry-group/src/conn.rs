@@ -12,7 +12,7 @@ use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::find_coordinator_response::Coordinator as CoordinatorEntry;
 use kafka_protocol::messages::{ApiKey, FindCoordinatorRequest, GroupId};
 use kafka_protocol::protocol::{Request, StrBytes};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tracing::{debug, info};
 
@@ -20,10 +20,15 @@ use crate::config::GroupConfig;
 use crate::error::{codes, protocol_error, GroupError};
 use crate::wire::{self, BrokerVersions};
 
+/// A broker connection's byte stream: plain TCP, or TLS over it.
+trait BrokerIo: AsyncRead + AsyncWrite + Unpin + Send + Sync {}
+
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + Sync> BrokerIo for T {}
+
 /// An open connection to one broker.
 pub(crate) struct Connection {
     addr: String,
-    stream: TcpStream,
+    stream: Box<dyn BrokerIo>,
     client_id: StrBytes,
     next_correlation_id: i32,
     versions: BrokerVersions,
@@ -56,6 +61,23 @@ impl Connection {
         if let Err(e) = stream.set_nodelay(true) {
             debug!(addr, error = %e, "cannot set TCP_NODELAY");
         }
+        let security = &config.security;
+        let stream: Box<dyn BrokerIo> = if security.protocol.tls() {
+            let connector = crate::tls::connector(&security.tls)?;
+            let handshake =
+                crate::tls::handshake(&connector, security.tls.verify_hostname, addr, stream);
+            Box::new(
+                tokio::time::timeout(connect_timeout, handshake)
+                    .await
+                    .map_err(|_| {
+                        GroupError::Timeout(format!(
+                            "the TLS handshake with {addr} took longer than {connect_timeout:?}"
+                        ))
+                    })??,
+            )
+        } else {
+            Box::new(stream)
+        };
         let mut conn = Self {
             addr: addr.to_owned(),
             stream,
@@ -64,6 +86,15 @@ impl Connection {
             versions: BrokerVersions::default(),
         };
         conn.negotiate_versions(config.request_timeout).await?;
+        if security.protocol.sasl() {
+            let creds = security.sasl.as_ref().ok_or_else(|| {
+                GroupError::Config(format!(
+                    "security.protocol {:?} needs SASL credentials (sasl.jaas.config)",
+                    security.protocol
+                ))
+            })?;
+            crate::sasl_auth::authenticate(&mut conn, creds, config.request_timeout).await?;
+        }
         debug!(addr, "connected to broker");
         Ok(conn)
     }

@@ -75,6 +75,18 @@ pub enum GroupError {
         #[source]
         source: std::io::Error,
     },
+    /// The TLS handshake failed (untrusted or mismatched certificate, refused client
+    /// certificate).
+    #[error("cannot connect to Kafka broker {addr} over TLS: {message}")]
+    Tls {
+        /// The broker's `host:port`.
+        addr: String,
+        /// OpenSSL's reason.
+        message: String,
+    },
+    /// SASL authentication failed; the message carries the broker and its reason.
+    #[error("authentication with Kafka broker {0}")]
+    Authentication(String),
     /// A request got no response in time.
     #[error("timed out: {0}")]
     Timeout(String),

@@ -40,9 +40,13 @@ mod heartbeat;
 mod member;
 #[cfg(test)]
 mod mock_tests;
+mod sasl_auth;
+mod security;
+mod tls;
 mod wire;
 
 pub use config::GroupConfig;
 pub use error::{GroupError, RejoinReason};
 pub use heartbeat::RejoinSignal;
 pub use member::{GroupMember, JoinOutcome};
+pub use security::{SaslCredentials, SaslMechanism, Security, SecurityProtocol, TlsSettings};

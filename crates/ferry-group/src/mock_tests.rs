@@ -118,6 +118,7 @@ impl MockBroker {
             rebalance_timeout: Duration::from_secs(2),
             heartbeat_interval: Duration::from_millis(100),
             request_timeout: Duration::from_secs(2),
+            security: Default::default(),
         }
     }
 

@@ -27,7 +27,7 @@ pub(crate) const API_VERSIONS_VERSION: i16 = 3;
 pub(crate) fn client_versions(api: ApiKey) -> VersionRange {
     use kafka_protocol::messages::{
         FindCoordinatorRequest, HeartbeatRequest, JoinGroupRequest, LeaveGroupRequest,
-        SyncGroupRequest,
+        SaslAuthenticateRequest, SaslHandshakeRequest, SyncGroupRequest,
     };
     // The upper bounds are the versions whose fields this crate knows; the intersection with the
     // codec's range keeps them valid should the codec drop a version.
@@ -47,6 +47,15 @@ pub(crate) fn client_versions(api: ApiKey) -> VersionRange {
         ApiKey::SyncGroup => (VersionRange { min: 0, max: 5 }, SyncGroupRequest::VERSIONS),
         ApiKey::Heartbeat => (VersionRange { min: 0, max: 4 }, HeartbeatRequest::VERSIONS),
         ApiKey::LeaveGroup => (VersionRange { min: 0, max: 5 }, LeaveGroupRequest::VERSIONS),
+        // v1: the mechanism's messages travel in SaslAuthenticate requests (KIP-152).
+        ApiKey::SaslHandshake => (
+            VersionRange { min: 1, max: 1 },
+            SaslHandshakeRequest::VERSIONS,
+        ),
+        ApiKey::SaslAuthenticate => (
+            VersionRange { min: 0, max: 2 },
+            SaslAuthenticateRequest::VERSIONS,
+        ),
         _ => (
             VersionRange { min: 0, max: -1 },
             VersionRange { min: 0, max: -1 },
