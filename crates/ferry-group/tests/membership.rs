@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use ferry_group::{GroupConfig, GroupMember, JoinOutcome, RejoinReason};
+use ferry_group::{
+    GroupConfig, GroupError, GroupMember, JoinOutcome, RejoinReason, SaslCredentials,
+    SaslMechanism, Security, SecurityProtocol, TlsSettings,
+};
 use tokio::task::JoinHandle;
 
 /// Generous bound for any single step (a rebalance waits at most the 10 s rebalance timeout).
@@ -59,6 +62,7 @@ fn config(group: &str, client: &str) -> GroupConfig {
         rebalance_timeout: Duration::from_secs(10),
         heartbeat_interval: Duration::from_secs(1),
         request_timeout: Duration::from_secs(20),
+        ..GroupConfig::default()
     }
 }
 
@@ -350,4 +354,64 @@ async fn heartbeats_keep_the_member_alive_past_the_session_timeout() {
         Bytes::from(b_joined.member_id.clone())
     );
     step("leave", async { tokio::join!(a.leave(), b.leave()) }).await;
+}
+
+/// The broker's SASL_SSL listener (scripts/test sets KAFKA_SASL_SSL and FERRY_KAFKA_TLS).
+fn sasl_ssl(mechanism: SaslMechanism, password: &str) -> (Vec<String>, Security) {
+    let listener = std::env::var("KAFKA_SASL_SSL")
+        .expect("KAFKA_SASL_SSL must name the broker's SASL_SSL listener (scripts/test sets it)");
+    let tls = std::env::var("FERRY_KAFKA_TLS")
+        .expect("FERRY_KAFKA_TLS must name the broker's certificates (scripts/test sets it)");
+    let security = Security {
+        protocol: SecurityProtocol::SaslSsl,
+        tls: TlsSettings {
+            ca_file: Some(std::path::Path::new(&tls).join("ca.pem")),
+            verify_hostname: true,
+            ..TlsSettings::default()
+        },
+        sasl: Some(SaslCredentials {
+            mechanism,
+            username: "ferry".to_owned(),
+            password: password.to_owned(),
+        }),
+    };
+    (vec![listener], security)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn members_join_over_sasl_ssl_with_each_mechanism_and_a_wrong_password_is_refused() {
+    for mechanism in [
+        SaslMechanism::ScramSha512,
+        SaslMechanism::ScramSha256,
+        SaslMechanism::Plain,
+    ] {
+        let group = unique_group("secured");
+        let (servers, security) = sasl_ssl(mechanism, "ferry-secret");
+        let mut member = GroupMember::new(GroupConfig {
+            bootstrap_servers: servers,
+            security,
+            ..config(&group, "secured")
+        });
+        let offered = protocols(&[("default", "m")]);
+        let joined = step("join", member.join(&offered))
+            .await
+            .unwrap_or_else(|e| panic!("{mechanism:?}: {e}"));
+        assert!(joined.is_leader());
+        step("leave", member.leave()).await;
+    }
+
+    let (servers, security) = sasl_ssl(SaslMechanism::ScramSha512, "wrong-secret");
+    let mut member = GroupMember::new(GroupConfig {
+        bootstrap_servers: servers,
+        security,
+        ..config(&unique_group("refused"), "refused")
+    });
+    let error = step("join", member.join(&protocols(&[("default", "m")])))
+        .await
+        .expect_err("a wrong password cannot join");
+    assert!(
+        matches!(&error, GroupError::Authentication(m) if m.contains("localhost:") && m.contains("SASL authentication failed")),
+        "{error}"
+    );
+    assert!(!error.to_string().contains("wrong-secret"));
 }
