@@ -363,3 +363,50 @@ fn a_three_worker_cluster_runs_over_mutual_tls_with_pkcs12_stores() {
     ];
     cluster_pipeline_runs("dmtls", &listener("KAFKA_SSL"), &settings);
 }
+
+#[test]
+fn a_connector_whose_override_credentials_are_wrong_fails_and_the_others_keep_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("override"), port());
+    let mut settings = scram("ferry-secret");
+    settings.extend(pem_trust("ca.pem"));
+    let worker = secured_worker(dir.path(), port, &listener("KAFKA_SASL_SSL"), &settings);
+    // connector.client.config.override.policy=All, as Java needs for overrides.
+    let mut text = std::fs::read_to_string(&worker).unwrap();
+    text.push_str("connector.client.config.override.policy=All\n");
+    write_file(&worker, &text);
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, 100));
+    let wrong = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"ferry\" password=\"wrong-secret\";";
+    let connectors = vec![
+        connector_file(dir.path(), &format!("{topic}-bad-src"), &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}-bad\nproducer.override.sasl.jaas.config={wrong}\n", dir.path().join("in.txt").display())),
+        connector_file(dir.path(), &format!("{topic}-bad-sink"), &format!("connector.class=FileStreamSink\nfile={}\ntopics={topic}\nconsumer.override.sasl.jaas.config={wrong}\n", dir.path().join("bad-out.txt").display())),
+        connector_file(dir.path(), &format!("{topic}-src"), &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}\n", dir.path().join("in.txt").display())),
+        connector_file(dir.path(), &format!("{topic}-sink"), &format!("connector.class=FileStreamSink\nfile={}\ntopics={topic}\n", dir.path().join("out.txt").display())),
+    ];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    for bad in [format!("{topic}-bad-src"), format!("{topic}-bad-sink")] {
+        wait_until(
+            &format!("{bad}'s task FAILED"),
+            Duration::from_secs(60),
+            || ferry.task_state(&bad, 0).as_deref() == Some("FAILED"),
+        );
+        let status = ferry.status(&bad);
+        let trace = status["tasks"][0]["trace"].as_str().unwrap_or("");
+        assert!(trace.contains("Authentication failed"), "{status}");
+        assert!(!trace.contains("wrong-secret"), "{status}");
+    }
+    let out = dir.path().join("out.txt");
+    wait_until("the good pipeline's lines", Duration::from_secs(60), || {
+        lines(&out).len() >= 100
+    });
+    assert_eq!(
+        ferry.task_state(&format!("{topic}-src"), 0).as_deref(),
+        Some("RUNNING")
+    );
+    assert_eq!(
+        ferry.task_state(&format!("{topic}-sink"), 0).as_deref(),
+        Some("RUNNING")
+    );
+    assert!(!ferry.log_text().contains("wrong-secret"));
+    ferry.stop();
+}

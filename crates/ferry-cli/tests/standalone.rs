@@ -233,3 +233,109 @@ fn bad_input_stops_start_up_naming_the_file_key_and_problem() {
         assert!(err.contains(expected), "missing {expected:?} in {err}");
     }
 }
+
+/// The compression codecs of the record batches in partition 0 of `topic`, read from the
+/// broker's log segment (scripts/kafka keeps its data beside FERRY_KAFKA_TLS): each batch's
+/// length is at byte 8, its attributes at byte 21, the codec in their low three bits.
+fn batch_codecs(topic: &str) -> Vec<u8> {
+    let tls = std::env::var("FERRY_KAFKA_TLS").expect(
+        "FERRY_KAFKA_TLS must name the broker's state (scripts/test sets it from scripts/kafka tls)",
+    );
+    let segment = std::path::Path::new(&tls)
+        .parent()
+        .unwrap()
+        .join(format!("data/{topic}-0/00000000000000000000.log"));
+    let bytes = std::fs::read(&segment).unwrap_or_else(|e| panic!("{}: {e}", segment.display()));
+    let mut codecs = Vec::new();
+    let mut at = 0;
+    while at + 23 <= bytes.len() {
+        let length = i32::from_be_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        codecs.push((i16::from_be_bytes([bytes[at + 21], bytes[at + 22]]) & 0x7) as u8);
+        at += 12 + length;
+    }
+    codecs
+}
+
+#[test]
+fn topics_written_with_every_codec_are_read_and_producers_compress_as_configured() {
+    use ferry_kafka::rdkafka::producer::{
+        BaseRecord, DefaultProducerContext, Producer, ThreadedProducer,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (base, port) = (unique("codec"), port());
+    let codecs = [("gzip", 1), ("snappy", 2), ("lz4", 3), ("zstd", 4)];
+    for (codec, _) in codecs {
+        let producer: ThreadedProducer<DefaultProducerContext> =
+            ferry_kafka::rdkafka::ClientConfig::new()
+                .set("bootstrap.servers", bootstrap())
+                .set("compression.codec", codec)
+                .set("linger.ms", "50")
+                .create()
+                .unwrap();
+        let topic = format!("{base}-{codec}");
+        for i in 0..50 {
+            let value = format!("{codec} record {i} {}", "compressible ".repeat(20));
+            producer
+                .send(BaseRecord::<(), str>::to(&topic).payload(value.as_str()))
+                .map_err(|(e, _)| e)
+                .unwrap();
+        }
+        producer.flush(Duration::from_secs(30)).unwrap();
+    }
+    let mut text = std::fs::read_to_string(worker_properties(dir.path(), port, 1000)).unwrap();
+    // Java's key for the connectors' producers.
+    text.push_str("producer.compression.type=zstd\n");
+    let worker = dir.path().join("worker.properties");
+    write_file(&worker, &text);
+    let mut connectors: Vec<std::path::PathBuf> = codecs
+        .iter()
+        .map(|(codec, _)| {
+            connector_file(
+                dir.path(),
+                &format!("{base}-{codec}-sink"),
+                &format!(
+                    "connector.class=FileStreamSink\nfile={}\ntopics={base}-{codec}\n",
+                    dir.path().join(format!("{codec}.txt")).display()
+                ),
+            )
+        })
+        .collect();
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, 200));
+    connectors.push(connector_file(
+        dir.path(),
+        &format!("{base}-src"),
+        &format!(
+            "connector.class=FileStreamSource\nfile={}\ntopic={base}-written\n",
+            dir.path().join("in.txt").display()
+        ),
+    ));
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    for (codec, id) in codecs {
+        let out = dir.path().join(format!("{codec}.txt"));
+        wait_until(
+            &format!("the {codec} topic's records"),
+            Duration::from_secs(60),
+            || lines(&out).len() >= 50,
+        );
+        let expected: Vec<String> = (0..50)
+            .map(|i| format!("{codec} record {i} {}", "compressible ".repeat(20)))
+            .collect();
+        assert_eq!(lines(&out), expected);
+        let written = batch_codecs(&format!("{base}-{codec}"));
+        assert!(
+            written.contains(&id),
+            "{codec} was written compressed: {written:?}"
+        );
+    }
+    wait_until(
+        "the source's lines in Kafka",
+        Duration::from_secs(60),
+        || topic_records(&format!("{base}-written")) >= 200,
+    );
+    let written = batch_codecs(&format!("{base}-written"));
+    assert!(
+        !written.is_empty() && written.iter().all(|c| *c == 4),
+        "producer.compression.type=zstd writes zstd batches: {written:?}"
+    );
+    ferry.stop();
+}

@@ -20,19 +20,25 @@ struct FatalErrors {
     first: Mutex<Option<String>>,
 }
 
+/// Whether a client error means the connection can never be secured or authenticated with
+/// these settings (as Java's `AuthenticationException` and `SslAuthenticationException`),
+/// rather than a broker being away for a while.
+pub(crate) fn is_connection_failure(error: &KafkaError, reason: &str) -> bool {
+    matches!(
+        error.rdkafka_error_code(),
+        Some(RDKafkaErrorCode::Authentication | RDKafkaErrorCode::SaslAuthenticationFailed)
+    ) || reason.contains("SSL handshake failed")
+        || reason.contains("certificate verify failed")
+        // A TLS alert from the broker: it refused our certificate or protocol.
+        || reason.contains("SSL routines")
+        || reason.contains("SSL alert")
+        || reason.contains("SASL authentication error")
+        || reason.contains("Authentication failed")
+}
+
 impl ClientContext for FatalErrors {
     fn error(&self, error: KafkaError, reason: &str) {
-        let fatal = matches!(
-            error.rdkafka_error_code(),
-            Some(RDKafkaErrorCode::Authentication | RDKafkaErrorCode::SaslAuthenticationFailed)
-        ) || reason.contains("SSL handshake failed")
-            || reason.contains("certificate verify failed")
-            // A TLS alert from the broker: it refused our certificate or protocol.
-            || reason.contains("SSL routines")
-            || reason.contains("SSL alert")
-            || reason.contains("SASL authentication error")
-            || reason.contains("Authentication failed");
-        if fatal {
+        if is_connection_failure(&error, reason) {
             let mut first = self.first.lock().unwrap_or_else(|p| p.into_inner());
             first.get_or_insert_with(|| reason.to_owned());
         } else {

@@ -43,9 +43,20 @@ type SafeOffsets = Arc<Mutex<HashMap<(String, i32), i64>>>;
 struct SinkConsumerContext {
     events: mpsc::UnboundedSender<RebalanceEvent>,
     safe_offsets: SafeOffsets,
+    /// The first authentication or TLS failure; polls would otherwise come back empty forever.
+    failure: Mutex<Option<String>>,
 }
 
-impl ClientContext for SinkConsumerContext {}
+impl ClientContext for SinkConsumerContext {
+    fn error(&self, error: KafkaError, reason: &str) {
+        if crate::cluster::is_connection_failure(&error, reason) {
+            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+            failure.get_or_insert_with(|| reason.to_owned());
+        } else {
+            tracing::warn!(%error, reason, "Consumer error");
+        }
+    }
+}
 
 fn partitions_of(tpl: &TopicPartitionList) -> Vec<(String, i32)> {
     tpl.elements()
@@ -114,6 +125,7 @@ impl SinkConsumer {
         let context = SinkConsumerContext {
             events: tx,
             safe_offsets: safe_offsets.clone(),
+            failure: Mutex::default(),
         };
         let inner: StreamConsumer<SinkConsumerContext> = config
             .create_with_context(context)
@@ -149,6 +161,16 @@ impl SinkConsumer {
         let mut batch = Vec::new();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
+            let failure = self
+                .inner
+                .context()
+                .failure
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            if let Some(reason) = failure {
+                return Err(KafkaClientError::Connection(reason));
+            }
             let first = match tokio::time::timeout_at(deadline, self.inner.recv()).await {
                 Err(_) => return Ok(batch),
                 Ok(Ok(msg)) => msg,

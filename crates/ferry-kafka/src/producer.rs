@@ -30,9 +30,20 @@ pub struct Delivered {
 /// (`queue.buffering.max.messages`), and a delivery callback must never block.
 struct AckContext {
     acks: mpsc::UnboundedSender<Ack>,
+    /// The first authentication or TLS failure; records would otherwise wait forever.
+    failure: std::sync::Mutex<Option<String>>,
 }
 
-impl ClientContext for AckContext {}
+impl ClientContext for AckContext {
+    fn error(&self, error: KafkaError, reason: &str) {
+        if crate::cluster::is_connection_failure(&error, reason) {
+            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+            failure.get_or_insert_with(|| reason.to_owned());
+        } else {
+            tracing::warn!(%error, reason, "Producer error");
+        }
+    }
+}
 
 impl ProducerContext for AckContext {
     type DeliveryOpaque = usize;
@@ -82,7 +93,10 @@ impl AckingProducer {
     ) -> Result<(Self, mpsc::UnboundedReceiver<Ack>), KafkaClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let inner = config
-            .create_with_context(AckContext { acks: tx })
+            .create_with_context(AckContext {
+                acks: tx,
+                failure: std::sync::Mutex::default(),
+            })
             .map_err(|cause| KafkaClientError::Create {
                 role: "producer",
                 cause,
@@ -135,6 +149,17 @@ impl AckingProducer {
                     cause,
                 },
             })
+    }
+
+    /// The broker refused this producer's credentials or TLS handshake (librdkafka's reason,
+    /// which names the broker): no record will ever be delivered with these settings.
+    pub fn connection_failure(&self) -> Option<String> {
+        self.inner
+            .context()
+            .failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Records queued or in flight.

@@ -239,6 +239,11 @@ impl SourcePipeline {
             match self.producer.send(&outgoing, seq) {
                 Ok(()) => break,
                 Err(SendError::QueueFull) => {
+                    if let Some(reason) = self.producer.connection_failure() {
+                        return Err(ConnectError::other(format!(
+                            "The producer cannot connect to Kafka: {reason}"
+                        )));
+                    }
                     // Let librdkafka drain; handle whatever acknowledgement arrives meanwhile.
                     if let Ok(Some(ack)) =
                         tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
@@ -266,6 +271,11 @@ impl SourcePipeline {
     }
 
     fn drain_acks(&mut self) -> Result<(), ConnectError> {
+        if let Some(reason) = self.producer.connection_failure() {
+            return Err(ConnectError::other(format!(
+                "The producer cannot connect to Kafka: {reason}"
+            )));
+        }
         while let Ok(ack) = self.acks.try_recv() {
             handle_ack(
                 &mut self.submitted,
