@@ -410,3 +410,19 @@ fn a_connector_whose_override_credentials_are_wrong_fails_and_the_others_keep_ru
     assert!(!ferry.log_text().contains("wrong-secret"));
     ferry.stop();
 }
+
+#[test]
+fn a_pipeline_runs_over_sasl_ssl_with_oauthbearer() {
+    // Kafka's unsecured test tokens (the broker's default validator): the token flow is
+    // librdkafka's OAUTHBEARER, as with an OIDC provider, without the provider.
+    let mut settings = vec![
+        ("security.protocol", "SASL_SSL".to_owned()),
+        ("sasl.mechanism", "OAUTHBEARER".to_owned()),
+        (
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub=\"ferry\";".to_owned(),
+        ),
+    ];
+    settings.extend(pem_trust("ca.pem"));
+    pipeline_runs("oauth", &listener("KAFKA_SASL_SSL"), &settings);
+}

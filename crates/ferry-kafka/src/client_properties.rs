@@ -282,6 +282,11 @@ const RULES: &[Rule] = &[
         Conv::Exact(&["GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"]),
     ),
     custom("sasl.jaas.config", ALL, sasl_jaas_config),
+    // OAUTHBEARER against an OpenID Connect token endpoint (KIP-768): librdkafka's `oidc`
+    // method fetches tokens with the client id and secret of the JAAS config.
+    custom("sasl.oauthbearer.token.endpoint.url", ALL, oauthbearer_token_endpoint),
+    // Java's OIDC login handler; librdkafka's oidc method is its counterpart.
+    silent("sasl.login.callback.handler.class", ALL),
     same("sasl.kerberos.service.name", ALL, Verbatim),
     same("sasl.kerberos.min.time.before.relogin", ALL, int(0, 86_400_000)),
     unsupported(
@@ -755,6 +760,51 @@ fn max_block_ms(cx: &mut Cx<'_>, key: &str, value: &str) {
 
 const PLAIN_LOGIN_MODULE: &str = "org.apache.kafka.common.security.plain.PlainLoginModule";
 const SCRAM_LOGIN_MODULE: &str = "org.apache.kafka.common.security.scram.ScramLoginModule";
+const OAUTHBEARER_LOGIN_MODULE: &str =
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule";
+const KERBEROS_LOGIN_MODULE: &str = "com.sun.security.auth.module.Krb5LoginModule";
+
+fn oauthbearer_token_endpoint(cx: &mut Cx<'_>, _key: &str, value: &str) {
+    cx.set("sasl.oauthbearer.method", "oidc");
+    cx.set("sasl.oauthbearer.token.endpoint.url", value);
+}
+
+/// OAuthBearerLoginModule's options: OIDC client credentials, or Java's unsecured test tokens
+/// (`unsecuredLoginStringClaim_sub`), which librdkafka builds the same way.
+fn oauthbearer_module(cx: &mut Cx<'_>, key: &str, options: &[(String, String)]) {
+    for (name, option) in options {
+        match name.as_str() {
+            "clientId" => cx.set("sasl.oauthbearer.client.id", option),
+            "clientSecret" => cx.set("sasl.oauthbearer.client.secret", option),
+            "scope" => cx.set("sasl.oauthbearer.scope", option),
+            "unsecuredLoginStringClaim_sub" => {
+                cx.set("enable.sasl.oauthbearer.unsecure.jwt", "true");
+                cx.set("sasl.oauthbearer.config", &format!("principal={option}"));
+            }
+            _ => cx.warn(format!(
+                "option '{name}' of Java client setting '{key}' has no librdkafka \
+                 equivalent; ignored"
+            )),
+        }
+    }
+}
+
+/// Krb5LoginModule's options for librdkafka's GSSAPI (Cyrus SASL, kinit with a keytab).
+fn kerberos_module(cx: &mut Cx<'_>, key: &str, options: &[(String, String)]) {
+    for (name, option) in options {
+        match name.as_str() {
+            "keyTab" => cx.set("sasl.kerberos.keytab", option),
+            "principal" => cx.set("sasl.kerberos.principal", option),
+            "serviceName" => cx.set("sasl.kerberos.service.name", option),
+            // How Java's module finds its credentials; librdkafka always uses the keytab.
+            "useKeyTab" | "storeKey" | "doNotPrompt" | "useTicketCache" => {}
+            _ => cx.warn(format!(
+                "option '{name}' of Java client setting '{key}' has no librdkafka \
+                 equivalent; ignored"
+            )),
+        }
+    }
+}
 
 fn sasl_jaas_config(cx: &mut Cx<'_>, key: &str, value: &str) {
     let module = match parse_jaas(value) {
@@ -768,6 +818,12 @@ fn sasl_jaas_config(cx: &mut Cx<'_>, key: &str, value: &str) {
         }
     };
     let class = module.class.as_str();
+    if class == OAUTHBEARER_LOGIN_MODULE {
+        return oauthbearer_module(cx, key, &module.options);
+    }
+    if class == KERBEROS_LOGIN_MODULE {
+        return kerberos_module(cx, key, &module.options);
+    }
     let scram = class == SCRAM_LOGIN_MODULE;
     if class != PLAIN_LOGIN_MODULE && !scram {
         cx.warn(format!(
@@ -1608,20 +1664,65 @@ mod tests {
     }
 
     #[test]
-    fn jaas_other_login_modules_warn() {
-        let cases = [
-            "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true \
-             keyTab=\"/etc/k.keytab\" principal=\"connect@EXAMPLE.COM\";",
-            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \
-             clientId=\"id\" clientSecret=\"s3cret\";",
-        ];
-        for jaas in cases {
-            let t = run(Producer, &[("sasl.jaas.config", jaas)]);
-            assert!(explicit(&t).is_empty());
-            assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
-            assert!(t.warnings[0].contains("LoginModule"));
-            assert!(!t.warnings[0].contains("s3cret"));
-        }
+    fn jaas_kerberos_and_oauthbearer_modules_translate() {
+        let t = run(
+            Producer,
+            &[(
+                "sasl.jaas.config",
+                "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true \
+                 keyTab=\"/etc/k.keytab\" principal=\"connect@EXAMPLE.COM\";",
+            )],
+        );
+        assert_eq!(get(&t, "sasl.kerberos.keytab"), Some("/etc/k.keytab"));
+        assert_eq!(
+            get(&t, "sasl.kerberos.principal"),
+            Some("connect@EXAMPLE.COM")
+        );
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+
+        let t = run(
+            Consumer,
+            &[
+                (
+                    "sasl.oauthbearer.token.endpoint.url",
+                    "https://idp.example/token",
+                ),
+                (
+                    "sasl.login.callback.handler.class",
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+                ),
+                (
+                    "sasl.jaas.config",
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \
+                     clientId=\"id\" clientSecret=\"s3cret\" scope=\"kafka\";",
+                ),
+            ],
+        );
+        assert_eq!(get(&t, "sasl.oauthbearer.method"), Some("oidc"));
+        assert_eq!(
+            get(&t, "sasl.oauthbearer.token.endpoint.url"),
+            Some("https://idp.example/token")
+        );
+        assert_eq!(get(&t, "sasl.oauthbearer.client.id"), Some("id"));
+        assert_eq!(get(&t, "sasl.oauthbearer.client.secret"), Some("s3cret"));
+        assert_eq!(get(&t, "sasl.oauthbearer.scope"), Some("kafka"));
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+
+        let t = run(
+            Admin,
+            &[(
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \
+                 unsecuredLoginStringClaim_sub=\"admin\" mystery=\"s3cret\";",
+            )],
+        );
+        assert_eq!(
+            get(&t, "enable.sasl.oauthbearer.unsecure.jwt"),
+            Some("true")
+        );
+        assert_eq!(get(&t, "sasl.oauthbearer.config"), Some("principal=admin"));
+        assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
+        assert!(t.warnings[0].contains("mystery") && !t.warnings[0].contains("s3cret"));
     }
 
     #[test]
