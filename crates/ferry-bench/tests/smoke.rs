@@ -46,6 +46,8 @@ fn bench_smoke_run_reports_every_workload_and_system() {
     let mut expected = vec![
         ("W1 file source", &["ferry", "java", "raw"][..]),
         ("W2 file sink", &["ferry", "java", "raw"][..]),
+        ("W1 file source over SASL_SSL", &["ferry", "java"][..]),
+        ("W2 file sink over SASL_SSL", &["ferry", "java"][..]),
         ("W4 idle RSS", &["ferry", "java"][..]),
         ("W4 RSS, 50 source connectors", &["ferry", "java"][..]),
         ("W5 startup", &["ferry", "java"][..]),
