@@ -426,3 +426,64 @@ fn a_pipeline_runs_over_sasl_ssl_with_oauthbearer() {
     settings.extend(pem_trust("ca.pem"));
     pipeline_runs("oauth", &listener("KAFKA_SASL_SSL"), &settings);
 }
+
+#[test]
+fn a_distributed_worker_with_a_sasl_mechanism_its_group_client_lacks_stops_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = vec![
+        ("security.protocol", "SASL_SSL".to_owned()),
+        ("sasl.mechanism", "OAUTHBEARER".to_owned()),
+        (
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub=\"ferry\";".to_owned(),
+        ),
+    ];
+    settings.extend(pem_trust("ca.pem"));
+    let props = distributed_properties(
+        dir.path(),
+        port(),
+        &unique("doauth"),
+        &everywhere(&settings),
+    );
+    let text = std::fs::read_to_string(&props).unwrap().replace(
+        &format!("bootstrap.servers={}", support::bootstrap()),
+        &format!("bootstrap.servers={}", listener("KAFKA_SASL_SSL")),
+    );
+    write_file(&props, &text);
+    let started = Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ferry"))
+        .arg("distributed")
+        .arg(&props)
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(60), "{stderr}");
+    assert!(
+        stderr
+            .contains("OAUTHBEARER is not supported for the distributed worker's group membership"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_three_worker_cluster_runs_over_mutual_tls_with_jks_stores() {
+    let tls = tls_dir();
+    let settings = vec![
+        ("security.protocol", "SSL".to_owned()),
+        (
+            "ssl.keystore.location",
+            tls.join("client.jks").display().to_string(),
+        ),
+        ("ssl.keystore.password", "ferry-pass".to_owned()),
+        ("ssl.key.password", "ferry-pass".to_owned()),
+        (
+            "ssl.truststore.location",
+            tls.join("truststore.jks").display().to_string(),
+        ),
+        ("ssl.truststore.password", "ferry-pass".to_owned()),
+    ];
+    cluster_pipeline_runs("djks", &listener("KAFKA_SSL"), &settings);
+}

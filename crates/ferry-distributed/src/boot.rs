@@ -62,6 +62,8 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
     } = settings;
     let base = config.client_id_base();
     let worker_config = &config.worker;
+    // Before anything is created: the group membership must be able to use these settings.
+    let group_security = crate::group_security::group_security(worker_config)?;
     let admin = Admin::new(&internal_client(
         worker_config,
         ClientRole::Admin,
@@ -147,7 +149,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         rebalance_timeout: config.rebalance_timeout,
         heartbeat_interval: config.heartbeat_interval,
         request_timeout: Duration::from_secs(40),
-        security: crate::group_security::group_security(worker_config)?,
+        security: group_security,
     });
     let herder = DistributedHerder::new(
         Arc::new(config),
