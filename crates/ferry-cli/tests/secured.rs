@@ -274,6 +274,23 @@ fn bad_credentials_and_certificates_stop_start_up_within_seconds_naming_the_caus
     );
 }
 
+/// A distributed worker's properties for `bootstrap` with `settings`.
+fn secured_cluster_worker(
+    dir: &Path,
+    port: u16,
+    cluster: &str,
+    bootstrap: &str,
+    settings: &[(&str, String)],
+) -> PathBuf {
+    let props = distributed_properties(dir, port, cluster, &everywhere(settings));
+    let text = std::fs::read_to_string(&props).unwrap().replace(
+        &format!("bootstrap.servers={}", support::bootstrap()),
+        &format!("bootstrap.servers={bootstrap}"),
+    );
+    write_file(&props, &text);
+    props
+}
+
 /// Three distributed workers over `bootstrap` with `settings`: their group membership, internal
 /// topics and connector clients all authenticate; a file pipeline created through a follower
 /// delivers every line.
@@ -283,12 +300,7 @@ fn cluster_pipeline_runs(name: &str, bootstrap: &str, settings: &[(&str, String)
     let ports: Vec<u16> = (0..3).map(|_| port()).collect();
     let mut workers = Vec::new();
     for &p in &ports {
-        let props = distributed_properties(dir.path(), p, &cluster, &everywhere(settings));
-        let text = std::fs::read_to_string(&props).unwrap().replace(
-            &format!("bootstrap.servers={}", support::bootstrap()),
-            &format!("bootstrap.servers={bootstrap}"),
-        );
-        write_file(&props, &text);
+        let props = secured_cluster_worker(dir.path(), p, &cluster, bootstrap, settings);
         workers.push(Ferry::distributed(dir.path(), p, &props));
     }
     for w in &workers {
@@ -439,17 +451,13 @@ fn a_distributed_worker_with_a_sasl_mechanism_its_group_client_lacks_stops_sayin
         ),
     ];
     settings.extend(pem_trust("ca.pem"));
-    let props = distributed_properties(
+    let props = secured_cluster_worker(
         dir.path(),
         port(),
         &unique("doauth"),
-        &everywhere(&settings),
+        &listener("KAFKA_SASL_SSL"),
+        &settings,
     );
-    let text = std::fs::read_to_string(&props).unwrap().replace(
-        &format!("bootstrap.servers={}", support::bootstrap()),
-        &format!("bootstrap.servers={}", listener("KAFKA_SASL_SSL")),
-    );
-    write_file(&props, &text);
     let started = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ferry"))
         .arg("distributed")

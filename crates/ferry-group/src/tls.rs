@@ -21,15 +21,23 @@ fn read(path: &std::path::Path) -> Result<Vec<u8>, GroupError> {
     std::fs::read(path).map_err(|e| setting_error(&path.display().to_string(), e))
 }
 
+/// PEM given inline, else read from its file.
+fn inline_or_file(
+    pem: &Option<String>,
+    file: &Option<std::path::PathBuf>,
+) -> Result<Option<Vec<u8>>, GroupError> {
+    match (pem, file) {
+        (Some(pem), _) => Ok(Some(pem.as_bytes().to_vec())),
+        (None, Some(file)) => read(file).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
 /// An OpenSSL client context for `tls`.
 pub(crate) fn connector(tls: &TlsSettings) -> Result<SslConnector, GroupError> {
     let mut builder =
         SslConnector::builder(SslMethod::tls_client()).map_err(|e| setting_error("OpenSSL", e))?;
-    let ca = match (&tls.ca_pem, &tls.ca_file) {
-        (Some(pem), _) => Some(pem.as_bytes().to_vec()),
-        (None, Some(file)) => Some(read(file)?),
-        (None, None) => None,
-    };
+    let ca = inline_or_file(&tls.ca_pem, &tls.ca_file)?;
     // Without trust settings the system's CAs apply, as Java's default trust store does.
     if let Some(pem) = ca {
         let certs = X509::stack_from_pem(&pem).map_err(|e| setting_error("CA certificates", e))?;
@@ -65,11 +73,7 @@ pub(crate) fn connector(tls: &TlsSettings) -> Result<SslConnector, GroupError> {
                 .map_err(|e| setting_error("certificate chain", e))?;
         }
     }
-    let chain = match (&tls.cert_chain_pem, &tls.cert_file) {
-        (Some(pem), _) => Some(pem.as_bytes().to_vec()),
-        (None, Some(file)) => Some(read(file)?),
-        (None, None) => None,
-    };
+    let chain = inline_or_file(&tls.cert_chain_pem, &tls.cert_file)?;
     if let Some(pem) = chain {
         let mut certs = X509::stack_from_pem(&pem)
             .map_err(|e| setting_error("certificate chain", e))?
@@ -85,11 +89,7 @@ pub(crate) fn connector(tls: &TlsSettings) -> Result<SslConnector, GroupError> {
                 .map_err(|e| setting_error("certificate chain", e))?;
         }
     }
-    let key = match (&tls.key_pem, &tls.key_file) {
-        (Some(pem), _) => Some(pem.as_bytes().to_vec()),
-        (None, Some(file)) => Some(read(file)?),
-        (None, None) => None,
-    };
+    let key = inline_or_file(&tls.key_pem, &tls.key_file)?;
     if let Some(pem) = key {
         let key = match &tls.key_password {
             Some(password) => PKey::private_key_from_pem_passphrase(&pem, password.as_bytes()),

@@ -14,10 +14,35 @@ use rdkafka::ClientConfig;
 
 use crate::KafkaClientError;
 
-/// Keeps the first error that no retry can fix.
+/// Keeps a client's first error that no retry can fix: an authentication or TLS failure.
+#[derive(Default)]
+pub(crate) struct ConnectionFailure {
+    first: Mutex<Option<String>>,
+}
+
+impl ConnectionFailure {
+    /// Called from a client context's `error`: keeps a connection failure, logs the others
+    /// (brokers away for a while) for `client`.
+    pub(crate) fn observe(&self, client: &str, error: &KafkaError, reason: &str) {
+        if is_connection_failure(error, reason) {
+            let mut first = self.first.lock().unwrap_or_else(|p| p.into_inner());
+            first.get_or_insert_with(|| reason.to_owned());
+        } else {
+            tracing::warn!(%error, reason, "{client} error");
+        }
+    }
+
+    /// librdkafka's reason for the first connection failure, which names the broker.
+    pub(crate) fn get(&self) -> Option<String> {
+        self.first.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// The lookup's client: connection failures end it; other errors are only logged at debug,
+/// since the broker may still come up within the timeout.
 #[derive(Default)]
 struct FatalErrors {
-    first: Mutex<Option<String>>,
+    failure: ConnectionFailure,
 }
 
 /// Whether a client error means the connection can never be secured or authenticated with
@@ -39,8 +64,7 @@ pub(crate) fn is_connection_failure(error: &KafkaError, reason: &str) -> bool {
 impl ClientContext for FatalErrors {
     fn error(&self, error: KafkaError, reason: &str) {
         if is_connection_failure(&error, reason) {
-            let mut first = self.first.lock().unwrap_or_else(|p| p.into_inner());
-            first.get_or_insert_with(|| reason.to_owned());
+            self.failure.observe("Cluster id lookup", &error, reason);
         } else {
             tracing::debug!(%error, reason, "Kafka client error during the cluster id lookup");
         }
@@ -69,14 +93,7 @@ pub fn lookup_cluster_id(
         }
         // Serves the client's error events into FatalErrors.
         let _ = client.poll(Duration::from_millis(100));
-        let fatal = client
-            .client()
-            .context()
-            .first
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        if let Some(reason) = fatal {
+        if let Some(reason) = client.client().context().failure.get() {
             return Err(KafkaClientError::Connection(reason));
         }
         if Instant::now() >= deadline {

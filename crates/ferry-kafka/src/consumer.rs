@@ -14,6 +14,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
+use crate::cluster::ConnectionFailure;
 use crate::KafkaClientError;
 
 /// Partitions given to or taken from this consumer.
@@ -44,17 +45,12 @@ struct SinkConsumerContext {
     events: mpsc::UnboundedSender<RebalanceEvent>,
     safe_offsets: SafeOffsets,
     /// The first authentication or TLS failure; polls would otherwise come back empty forever.
-    failure: Mutex<Option<String>>,
+    failure: ConnectionFailure,
 }
 
 impl ClientContext for SinkConsumerContext {
     fn error(&self, error: KafkaError, reason: &str) {
-        if crate::cluster::is_connection_failure(&error, reason) {
-            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
-            failure.get_or_insert_with(|| reason.to_owned());
-        } else {
-            tracing::warn!(%error, reason, "Consumer error");
-        }
+        self.failure.observe("Consumer", &error, reason);
     }
 }
 
@@ -125,7 +121,7 @@ impl SinkConsumer {
         let context = SinkConsumerContext {
             events: tx,
             safe_offsets: safe_offsets.clone(),
-            failure: Mutex::default(),
+            failure: ConnectionFailure::default(),
         };
         let inner: StreamConsumer<SinkConsumerContext> = config
             .create_with_context(context)
@@ -161,14 +157,7 @@ impl SinkConsumer {
         let mut batch = Vec::new();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
-            let failure = self
-                .inner
-                .context()
-                .failure
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone();
-            if let Some(reason) = failure {
+            if let Some(reason) = self.inner.context().failure.get() {
                 return Err(KafkaClientError::Connection(reason));
             }
             let first = match tokio::time::timeout_at(deadline, self.inner.recv()).await {

@@ -9,6 +9,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use tokio::sync::mpsc;
 
+use crate::cluster::ConnectionFailure;
 use crate::KafkaClientError;
 
 /// The broker's answer for one sent record, tagged with the sequence number given to `send`.
@@ -31,17 +32,12 @@ pub struct Delivered {
 struct AckContext {
     acks: mpsc::UnboundedSender<Ack>,
     /// The first authentication or TLS failure; records would otherwise wait forever.
-    failure: std::sync::Mutex<Option<String>>,
+    failure: ConnectionFailure,
 }
 
 impl ClientContext for AckContext {
     fn error(&self, error: KafkaError, reason: &str) {
-        if crate::cluster::is_connection_failure(&error, reason) {
-            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
-            failure.get_or_insert_with(|| reason.to_owned());
-        } else {
-            tracing::warn!(%error, reason, "Producer error");
-        }
+        self.failure.observe("Producer", &error, reason);
     }
 }
 
@@ -95,7 +91,7 @@ impl AckingProducer {
         let inner = config
             .create_with_context(AckContext {
                 acks: tx,
-                failure: std::sync::Mutex::default(),
+                failure: ConnectionFailure::default(),
             })
             .map_err(|cause| KafkaClientError::Create {
                 role: "producer",
@@ -154,12 +150,7 @@ impl AckingProducer {
     /// The broker refused this producer's credentials or TLS handshake (librdkafka's reason,
     /// which names the broker): no record will ever be delivered with these settings.
     pub fn connection_failure(&self) -> Option<String> {
-        self.inner
-            .context()
-            .failure
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.inner.context().failure.get()
     }
 
     /// Records queued or in flight.
