@@ -22,6 +22,9 @@ pub async fn registry(
     log_levels: &Arc<RuntimeLogLevels>,
 ) -> anyhow::Result<(Registry, Option<Arc<PluginHost>>)> {
     let mut registry = Registry::builtin();
+    registry.config_transformer =
+        ferry_runtime::config::providers::ConfigTransformer::from_worker_props(&config.originals)?
+            .map(Arc::new);
     let path = config
         .originals
         .get(PLUGIN_PATH)

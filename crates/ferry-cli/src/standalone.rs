@@ -74,7 +74,9 @@ pub async fn run(
     connector_paths: &[PathBuf],
     log_levels: Arc<crate::logging::RuntimeLogLevels>,
 ) -> anyhow::Result<()> {
-    let props = load_properties(worker_path)?;
+    let props =
+        ferry_runtime::config::providers::resolve_worker_props(&load_properties(worker_path)?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", worker_path.display()))?;
     let config =
         WorkerConfig::standalone(&props).map_err(|e| invalid_worker_config(worker_path, &e))?;
     let rest_options = rest_options(worker_path, &props)?;

@@ -736,3 +736,75 @@ fn java_file_connectors_from_plugin_path_run_in_a_three_worker_cluster_and_move_
         w.stop();
     }
 }
+
+#[test]
+fn file_provider_variables_reach_the_tasks_resolved_and_stay_placeholders_everywhere_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = dir.path().join("secrets");
+    std::fs::create_dir(&secrets).unwrap();
+    let secret_file = secrets.join("connector.properties");
+    let input = dir.path().join("hidden-input.txt");
+    std::fs::write(&secret_file, format!("input={}\n", input.display())).unwrap();
+    std::fs::write(&input, numbered_lines(0, 50)).unwrap();
+    let extra = format!(
+        "config.providers=file\nconfig.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider\nconfig.providers.file.param.allowed.paths={}\n",
+        secrets.display()
+    );
+    let cluster_name = unique("providers");
+    let cluster = Cluster::start(dir.path(), &cluster_name, 1, &extra);
+    let (name, topic) = (unique("provided"), unique("provided-topic"));
+    let placeholder = format!("${{file:{}:input}}", secret_file.display());
+    let body = format!(
+        r#"{{"name":"{name}","config":{{"connector.class":"FileStreamSource","file":"{placeholder}","topic":"{topic}"}}}}"#
+    );
+    let (code, answer) =
+        retry_conflicts(|| cluster.worker(0).call("POST", "/connectors", Some(&body)));
+    assert_eq!(code, 201, "{answer}");
+    assert_eq!(answer["config"]["file"], placeholder.as_str(), "{answer}");
+    cluster.agreed_running(&name, 1);
+    // The task read the file the variable names.
+    wait_until("the hidden file's lines in Kafka", SLOW, || {
+        topic_records(&topic) >= 50
+    });
+    // REST answers and the config topic hold the placeholder, never the resolved path.
+    let w = cluster.worker(0);
+    let (_, config) = w.call("GET", &format!("/connectors/{name}/config"), None);
+    assert_eq!(config["file"], placeholder.as_str(), "{config}");
+    let (_, tasks) = w.call("GET", &format!("/connectors/{name}/tasks"), None);
+    assert_eq!(tasks[0]["config"]["file"], placeholder.as_str(), "{tasks}");
+    let records = read_all(&format!("{cluster_name}-configs"), 3);
+    let hidden = input.display().to_string();
+    assert!(
+        records
+            .iter()
+            .any(|(v, _)| v.as_deref().is_some_and(|v| v.contains("${file:"))),
+        "{records:?}"
+    );
+    assert!(
+        !records
+            .iter()
+            .any(|(v, _)| v.as_deref().is_some_and(|v| v.contains(&hidden))),
+        "the resolved value reached the config topic: {records:?}"
+    );
+    // Validation sees the resolved value (the file exists) but answers the placeholder.
+    let (code, validated) = w.call(
+        "PUT",
+        "/connector-plugins/FileStreamSource/config/validate",
+        Some(&format!(r#"{{"connector.class":"FileStreamSource","name":"v","file":"{placeholder}","topic":"t"}}"#)),
+    );
+    assert_eq!(code, 200, "{validated}");
+    let file_value = validated["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["value"]["name"] == "file")
+        .map(|c| c["value"]["value"].clone());
+    assert_eq!(
+        file_value,
+        Some(serde_json::json!(placeholder)),
+        "{validated}"
+    );
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}

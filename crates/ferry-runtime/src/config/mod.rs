@@ -3,4 +3,5 @@
 pub mod connector;
 pub mod files;
 pub mod properties;
+pub mod providers;
 pub mod worker;

@@ -56,6 +56,7 @@ fn sink_client(
     config: &ConfigMap,
     group: &str,
 ) -> Result<ferry_kafka::rdkafka::ClientConfig, HerderError> {
+    let config = &worker.registry().resolve(config);
     let overrides: Vec<(String, String)> = config
         .iter()
         .filter_map(|(k, v)| {

@@ -36,7 +36,27 @@ fn map_text(config: &ConfigMap) -> String {
 }
 
 /// Validates `config` and reports every key, with the connector's kind.
+/// Validates `config` with its provider variables resolved, as Java does, and answers the
+/// values as submitted: a resolved secret never reaches the answer.
 pub fn config_infos(
+    registry: &Registry,
+    config: &ConfigMap,
+) -> Result<(ConfigInfos, PluginKind), HerderError> {
+    if registry.config_transformer.is_none() {
+        return resolved_config_infos(registry, config);
+    }
+    let (mut infos, kind) = resolved_config_infos(registry, &registry.resolve(config))?;
+    for value in infos.configs.iter_mut().filter_map(|c| c.value.as_mut()) {
+        if let Some(raw) = config.get(&value.name) {
+            if crate::config::providers::has_variables(raw) {
+                value.value = Some(raw.clone());
+            }
+        }
+    }
+    Ok((infos, kind))
+}
+
+fn resolved_config_infos(
     registry: &Registry,
     config: &ConfigMap,
 ) -> Result<(ConfigInfos, PluginKind), HerderError> {

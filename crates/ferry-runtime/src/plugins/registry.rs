@@ -93,6 +93,9 @@ pub struct Registry {
     pub predicates: Vec<ferry_transforms::PredicatePlugin>,
     /// Plugins other than connectors that only the plugin host has.
     pub hosted_others: Vec<HostedPluginInfo>,
+    /// The worker's config providers (`config.providers`), which resolve connector configs'
+    /// variables for validation, connectors and tasks.
+    pub config_transformer: Option<std::sync::Arc<crate::config::providers::ConfigTransformer>>,
 }
 
 /// The class name after its package; nested classes keep their `Outer$Inner` form, so
@@ -211,6 +214,7 @@ impl Registry {
             transformations: ferry_transforms::transformations(),
             predicates: ferry_transforms::predicates(),
             hosted_others: Vec::new(),
+            config_transformer: None,
         }
     }
 
@@ -258,6 +262,14 @@ impl Registry {
                     .iter()
                     .find(|p| matches_alias(&p.class_name, name, None))
             })
+    }
+
+    /// `config` with its provider variables resolved (unchanged without providers).
+    pub fn resolve(&self, config: &ferry_api::ConfigMap) -> ferry_api::ConfigMap {
+        match &self.config_transformer {
+            Some(t) => t.transform(config),
+            None => config.clone(),
+        }
     }
 
     pub fn connector(&self, name: &str) -> Option<&ConnectorPlugin> {

@@ -187,8 +187,10 @@ impl Worker {
             sink: plugin.kind == PluginKind::Sink,
         });
         if target != TargetState::Stopped {
+            // The connector sees its provider variables resolved; stores keep them as written.
+            let resolved = self.registry.resolve(props);
             let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                instance.as_connector_mut().start(props, context)
+                instance.as_connector_mut().start(&resolved, context)
             }))
             .unwrap_or_else(|p| Err(ConnectError::other(panic_message(&p))));
             if let Err(e) = started {
@@ -255,6 +257,11 @@ impl Worker {
                     }
                 }
             }
+        }
+        // Stored task configs keep the connector's variables, not the secrets they resolve to.
+        if self.registry.config_transformer.is_some() {
+            configs =
+                crate::config::providers::ConfigTransformer::reverse(connector_props, configs);
         }
         Ok(configs)
     }
@@ -323,6 +330,10 @@ impl Worker {
         connector_props: &ConfigMap,
         task_props: ConfigMap,
     ) -> Result<(), ConnectorRuntimeError> {
+        let (connector_props, task_props) = (
+            &self.registry.resolve(connector_props),
+            self.registry.resolve(&task_props),
+        );
         let built = self.build_task(&id, connector_props, task_props);
         let (ctx, runner) = match built {
             Ok(b) => b,
