@@ -22,6 +22,11 @@ pub async fn registry(
     log_levels: &Arc<RuntimeLogLevels>,
 ) -> anyhow::Result<(Registry, Option<Arc<PluginHost>>)> {
     let mut registry = Registry::builtin();
+    registry.client_overrides =
+        ferry_runtime::config::override_policy::ClientOverrides::from_worker_props(
+            &config.originals,
+        )
+        .map_err(|e| anyhow!(e))?;
     registry.config_transformer =
         ferry_runtime::config::providers::ConfigTransformer::from_worker_props(&config.originals)?
             .map(Arc::new);

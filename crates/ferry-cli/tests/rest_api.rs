@@ -444,3 +444,176 @@ fn a_third_party_client_drives_the_api() {
     );
     ferry.stop();
 }
+
+/// A worker with `extra` settings and no connectors.
+fn worker_with(dir: &std::path::Path, port: u16, extra: &str) -> Ferry {
+    let worker = worker_properties(dir, port, 1000);
+    let text = std::fs::read_to_string(&worker).unwrap();
+    write_file(&worker, &format!("{text}{extra}"));
+    Ferry::start(dir, port, &worker, &[])
+}
+
+fn sink_config(name: &str, dir: &std::path::Path, overrides: &[(&str, &str)]) -> serde_json::Value {
+    let mut config = serde_json::json!({
+        "connector.class": "FileStreamSink",
+        "name": name,
+        "file": dir.join("out.txt").display().to_string(),
+        "topics": "t",
+    });
+    for (k, v) in overrides {
+        config[*k] = serde_json::json!(v);
+    }
+    config
+}
+
+fn sink_with(name: &str, dir: &std::path::Path, overrides: &[(&str, &str)]) -> String {
+    serde_json::json!({"name": name, "config": sink_config(name, dir, overrides)}).to_string()
+}
+
+#[test]
+fn the_client_override_policy_refuses_what_it_does_not_allow_with_java_s_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let ferry = worker_with(
+        dir.path(),
+        port(),
+        "connector.client.config.override.policy=None\n",
+    );
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(&sink_with(
+            "refused",
+            dir.path(),
+            &[("producer.override.acks", "1")],
+        )),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap_or("").contains(
+            "The 'None' policy does not allow 'acks' to be overridden in the connector configuration."
+        ),
+        "{body}"
+    );
+    let (code, validated) = ferry.call(
+        "PUT",
+        "/connector-plugins/FileStreamSink/config/validate",
+        Some(
+            &sink_config(
+                "v",
+                dir.path(),
+                &[("consumer.override.max.poll.records", "10")],
+            )
+            .to_string(),
+        ),
+    );
+    assert_eq!(code, 200, "{validated}");
+    let entry = validated["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["value"]["name"] == "consumer.override.max.poll.records")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        entry["value"]["errors"],
+        serde_json::json!(["The 'None' policy does not allow 'max.poll.records' to be overridden in the connector configuration."]),
+        "{validated}"
+    );
+    assert!(validated["error_count"].as_u64().unwrap() >= 1);
+    ferry.stop();
+
+    let dir = tempfile::tempdir().unwrap();
+    let ferry = worker_with(
+        dir.path(),
+        port(),
+        "connector.client.config.override.policy=Principal\n",
+    );
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(&sink_with(
+            "principal-ok",
+            dir.path(),
+            &[("consumer.override.security.protocol", "PLAINTEXT")],
+        )),
+    );
+    assert_eq!(code, 201, "{body}");
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(&sink_with(
+            "principal-refused",
+            dir.path(),
+            &[("consumer.override.max.poll.records", "10")],
+        )),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("The 'Principal' policy does not allow 'max.poll.records'"),
+        "{body}"
+    );
+    ferry.stop();
+
+    // Java's default (All) still refuses raw librdkafka settings unless the worker consents,
+    // and those that run commands always.
+    let dir = tempfile::tempdir().unwrap();
+    let ferry = worker_with(dir.path(), port(), "");
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(&sink_with(
+            "raw",
+            dir.path(),
+            &[("consumer.override.librdkafka.fetch.wait.max.ms", "10")],
+        )),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("'librdkafka.fetch.wait.max.ms'"),
+        "{body}"
+    );
+    ferry.stop();
+    let dir = tempfile::tempdir().unwrap();
+    let ferry = worker_with(
+        dir.path(),
+        port(),
+        "ferry.client.config.override.librdkafka=true\n",
+    );
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(&sink_with(
+            "raw-ok",
+            dir.path(),
+            &[("consumer.override.librdkafka.fetch.wait.max.ms", "10")],
+        )),
+    );
+    assert_eq!(code, 201, "{body}");
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(&sink_with(
+            "raw-cmd",
+            dir.path(),
+            &[(
+                "consumer.override.librdkafka.sasl.kerberos.kinit.cmd",
+                "touch /tmp/pwned",
+            )],
+        )),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("runs a command"),
+        "{body}"
+    );
+    ferry.stop();
+}

@@ -141,6 +141,34 @@ fn resolved_config_infos(
             }
         }
     }
+    // Client overrides under the worker's policy: Java lists every override key, with its
+    // policy's verdict.
+    let problems = registry.override_problems(config);
+    for (k, v) in config {
+        if !crate::config::override_policy::OVERRIDE_PREFIXES
+            .iter()
+            .any(|p| k.starts_with(p))
+            || configs
+                .iter()
+                .any(|c| c.value.as_ref().is_some_and(|v| &v.name == k))
+        {
+            continue;
+        }
+        configs.push(ConfigInfo {
+            definition: None,
+            value: Some(KeyReport {
+                name: k.clone(),
+                value: Some(v.clone()),
+                recommended_values: Vec::new(),
+                errors: problems
+                    .iter()
+                    .filter(|(key, _)| key == k)
+                    .map(|(_, m)| m.clone())
+                    .collect(),
+                visible: true,
+            }),
+        });
+    }
     let mut groups: Vec<String> = Vec::new();
     for group in configs
         .iter()

@@ -96,6 +96,8 @@ pub struct Registry {
     /// The worker's config providers (`config.providers`), which resolve connector configs'
     /// variables for validation, connectors and tasks.
     pub config_transformer: Option<std::sync::Arc<crate::config::providers::ConfigTransformer>>,
+    /// The worker's `connector.client.config.override.policy` and raw librdkafka consent.
+    pub client_overrides: crate::config::override_policy::ClientOverrides,
 }
 
 /// The class name after its package; nested classes keep their `Outer$Inner` form, so
@@ -215,6 +217,7 @@ impl Registry {
             predicates: ferry_transforms::predicates(),
             hosted_others: Vec::new(),
             config_transformer: None,
+            client_overrides: Default::default(),
         }
     }
 
@@ -262,6 +265,22 @@ impl Registry {
                     .iter()
                     .find(|p| matches_alias(&p.class_name, name, None))
             })
+    }
+
+    /// The problems of a connector config's client overrides under the worker's policy:
+    /// `(full key, message)`.
+    pub fn override_problems(&self, config: &ferry_api::ConfigMap) -> Vec<(String, String)> {
+        use crate::config::override_policy::OVERRIDE_PREFIXES;
+        let mut out = Vec::new();
+        for (k, _) in config {
+            let Some(key) = OVERRIDE_PREFIXES.iter().find_map(|p| k.strip_prefix(p)) else {
+                continue;
+            };
+            if let Some(problem) = self.client_overrides.problem(key) {
+                out.push((k.clone(), problem));
+            }
+        }
+        out
     }
 
     /// `config` with its provider variables resolved (unchanged without providers).

@@ -399,6 +399,15 @@ impl Worker {
         ),
         ConnectError,
     > {
+        // As Java's Worker: a config stored before the policy changed cannot slip through.
+        let refused = self.registry.override_problems(connector_props);
+        if !refused.is_empty() {
+            let messages: Vec<String> = refused.into_iter().map(|(_, m)| m).collect();
+            return Err(ConnectError::other(format!(
+                "Client Config Overrides not allowed: {}",
+                messages.join(" ")
+            )));
+        }
         // Tasks come from a fresh plugin instance, as Java instantiates the task class: the
         // connector itself may run on another worker.
         let class = connector_props
