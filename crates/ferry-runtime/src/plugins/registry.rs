@@ -272,7 +272,7 @@ impl Registry {
     pub fn override_problems(&self, config: &ferry_api::ConfigMap) -> Vec<(String, String)> {
         use crate::config::override_policy::OVERRIDE_PREFIXES;
         let mut out = Vec::new();
-        for (k, _) in config {
+        for k in config.keys() {
             let Some(key) = OVERRIDE_PREFIXES.iter().find_map(|p| k.strip_prefix(p)) else {
                 continue;
             };
