@@ -808,3 +808,69 @@ fn file_provider_variables_reach_the_tasks_resolved_and_stay_placeholders_everyw
         w.stop();
     }
 }
+
+#[test]
+fn with_basic_auth_on_followers_forward_with_the_caller_s_credentials_and_workers_exchange_task_configs(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let credentials = dir.path().join("connect.password");
+    write_file(&credentials, "alice=s3cret\n");
+    let jaas = dir.path().join("connect_jaas.conf");
+    write_file(
+        &jaas,
+        &format!(
+            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
+            credentials.display()
+        ),
+    );
+    let opts = format!("-Djava.security.auth.login.config={}", jaas.display());
+    let extra = "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\n";
+    let cluster = unique("auth");
+    let ports: Vec<u16> = (0..3).map(|_| port()).collect();
+    let workers: Vec<Ferry> = ports
+        .iter()
+        .map(|&p| {
+            let props = distributed_properties(dir.path(), p, &cluster, extra);
+            Ferry::distributed_with_env(dir.path(), p, &props, &[("KAFKA_OPTS", &opts)])
+        })
+        .collect();
+    let auth = {
+        use base64::Engine;
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode("alice:s3cret")
+        )
+    };
+    for w in &workers {
+        wait_until("the worker to join the group", SLOW, || {
+            w.raw("GET", "/health", &[("Authorization", &auth)], "").0 == 200
+        });
+    }
+    let topic = unique("auth-topic");
+    create_topic(&topic, 3);
+    let sink = unique("auth-sink");
+    let body = file_sink(dir.path(), &sink, "out.txt", &topic, 3);
+    assert_eq!(workers[2].raw("POST", "/connectors", &[], &body).0, 401);
+    let mut created = (0, String::new(), String::new());
+    wait_until("the connector created through a follower", SLOW, || {
+        created = workers[2].raw("POST", "/connectors", &[("Authorization", &auth)], &body);
+        created.0 != 409
+    });
+    assert_eq!(created.0, 201, "{}", created.2);
+    wait_until("three tasks RUNNING", SLOW, || {
+        let (code, _, status) = workers[0].raw(
+            "GET",
+            &format!("/connectors/{sink}/status"),
+            &[("Authorization", &auth)],
+            "",
+        );
+        let status: serde_json::Value = serde_json::from_str(&status).unwrap_or_default();
+        code == 200
+            && status["tasks"]
+                .as_array()
+                .is_some_and(|t| t.len() == 3 && t.iter().all(|t| t["state"] == "RUNNING"))
+    });
+    for w in workers {
+        w.stop();
+    }
+}

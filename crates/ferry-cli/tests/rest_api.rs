@@ -617,3 +617,70 @@ fn the_client_override_policy_refuses_what_it_does_not_allow_with_java_s_message
     );
     ferry.stop();
 }
+
+#[test]
+fn basic_auth_configured_as_for_java_locks_the_api_and_exempts_internal_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let credentials = dir.path().join("connect.password");
+    write_file(&credentials, "alice=s3cret\nbob: hunter2\n");
+    let jaas = dir.path().join("connect_jaas.conf");
+    write_file(
+        &jaas,
+        &format!(
+            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
+            credentials.display()
+        ),
+    );
+    let worker = worker_properties(dir.path(), port, 1000);
+    let text = std::fs::read_to_string(&worker).unwrap();
+    write_file(
+        &worker,
+        &format!("{text}rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\n"),
+    );
+    let opts = format!("-Djava.security.auth.login.config={}", jaas.display());
+    let ferry = Ferry::start_with_env(dir.path(), port, &worker, &[], &[("KAFKA_OPTS", &opts)]);
+    let basic = |user: &str| {
+        use base64::Engine;
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(user)
+        )
+    };
+    let (code, head, body) = ferry.raw("GET", "/connectors", &[], "");
+    assert_eq!(code, 401, "{head}\n{body}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("www-authenticate: basic"),
+        "{head}"
+    );
+    assert_eq!(body, "User cannot access the resource.");
+    let wrong = basic("alice:nope");
+    assert_eq!(
+        ferry
+            .raw("GET", "/connectors", &[("Authorization", &wrong)], "")
+            .0,
+        401
+    );
+    for user in ["alice:s3cret", "bob:hunter2"] {
+        let right = basic(user);
+        let (code, _, body) = ferry.raw("GET", "/connectors", &[("Authorization", &right)], "");
+        assert_eq!(code, 200, "{user}: {body}");
+    }
+    // Task configs between workers are signed, not authenticated (Java exempts them too).
+    let (code, _, _) = ferry.raw("POST", "/connectors/x/tasks", &[], "[]");
+    assert_ne!(code, 401);
+    assert!(!ferry.log_text().contains("s3cret"));
+    ferry.stop();
+
+    // Another extension class would leave the API open: start-up stops instead.
+    let dir = tempfile::tempdir().unwrap();
+    let worker = worker_properties(dir.path(), support::port(), 1000);
+    let text = std::fs::read_to_string(&worker).unwrap();
+    write_file(
+        &worker,
+        &format!("{text}rest.extension.classes=com.example.AuditExtension\n"),
+    );
+    let stderr = start_fails(dir.path(), &worker, &[]);
+    assert!(stderr.contains("com.example.AuditExtension"), "{stderr}");
+}

@@ -1,6 +1,7 @@
 //! Ferry's REST API: Connect's endpoints over `dyn Herder`, answering with Connect's status
 //! codes and JSON bodies.
 
+mod basic_auth;
 mod connectors;
 mod entities;
 mod error;
@@ -43,6 +44,8 @@ pub struct RestOptions {
     pub cors_allow_methods: String,
     /// `response.http.headers.config`, parsed.
     pub header_rules: Vec<HeaderRule>,
+    /// Basic authentication (`rest.extension.classes` with Java's basic auth extension).
+    pub basic_auth: Option<Arc<basic_auth::BasicAuth>>,
 }
 
 impl RestOptions {
@@ -59,10 +62,20 @@ impl RestOptions {
                 &why,
             )
         })?;
+        let kafka_opts = std::env::var("KAFKA_OPTS").unwrap_or_default();
+        let basic_auth =
+            basic_auth::BasicAuth::from_worker(originals, &kafka_opts).map_err(|why| {
+                ferry_api::config::ConfigError::invalid_value(
+                    basic_auth::REST_EXTENSION_CLASSES,
+                    &get(basic_auth::REST_EXTENSION_CLASSES),
+                    &why,
+                )
+            })?;
         Ok(RestOptions {
             cors_allow_origin: get("access.control.allow.origin"),
             cors_allow_methods: get("access.control.allow.methods"),
             header_rules,
+            basic_auth,
         })
     }
 }
@@ -86,6 +99,12 @@ pub fn service(state: AppState) -> Service {
     let mut router = router_with(state)
         .layer(axum::middleware::from_fn(forward::forward_layer))
         .layer(axum::middleware::from_fn(error::request_timeout));
+    if let Some(auth) = options.basic_auth.clone() {
+        router = router.layer(axum::middleware::from_fn_with_state(
+            auth,
+            basic_auth::layer,
+        ));
+    }
     if !options.header_rules.is_empty() {
         let rules = options.header_rules.clone();
         router = router.layer(axum::middleware::map_response(

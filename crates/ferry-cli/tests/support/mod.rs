@@ -165,7 +165,39 @@ impl Ferry {
         Self::launch("distributed", dir, port, worker, &[])
     }
 
+    /// `ferry distributed` with extra environment variables.
+    pub fn distributed_with_env(
+        dir: &Path,
+        port: u16,
+        worker: &Path,
+        env: &[(&str, &str)],
+    ) -> Ferry {
+        Self::launch_with("distributed", dir, port, worker, &[], env)
+    }
+
+    /// `ferry standalone` with extra environment variables (`KAFKA_OPTS`, …).
+    pub fn start_with_env(
+        dir: &Path,
+        port: u16,
+        worker: &Path,
+        connectors: &[PathBuf],
+        env: &[(&str, &str)],
+    ) -> Ferry {
+        Self::launch_with("standalone", dir, port, worker, connectors, env)
+    }
+
     fn launch(mode: &str, dir: &Path, port: u16, worker: &Path, connectors: &[PathBuf]) -> Ferry {
+        Self::launch_with(mode, dir, port, worker, connectors, &[])
+    }
+
+    fn launch_with(
+        mode: &str,
+        dir: &Path,
+        port: u16,
+        worker: &Path,
+        connectors: &[PathBuf],
+        env: &[(&str, &str)],
+    ) -> Ferry {
         let log = dir.join(format!("ferry-{}.log", unique("run")));
         let out = std::fs::File::create(&log).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_ferry"))
@@ -173,6 +205,7 @@ impl Ferry {
             .arg(worker)
             .args(connectors)
             .current_dir(dir)
+            .envs(env.iter().copied())
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
             .stdout(Stdio::null())
@@ -223,6 +256,40 @@ impl Ferry {
             code,
             serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
         ))
+    }
+
+    /// A request with extra headers; the status, the response head and the body as text.
+    pub fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> (u16, String, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let extra: String = headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}\r\n"))
+            .collect();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        let code = head
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("0")
+            .parse()
+            .unwrap_or(0);
+        (code, head.to_owned(), body.to_owned())
     }
 
     /// A request carrying KIP-507 signature headers.
