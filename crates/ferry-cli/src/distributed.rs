@@ -10,7 +10,8 @@ use ferry_runtime::config::files::load_properties;
 use tokio_util::sync::CancellationToken;
 
 use crate::standalone::{
-    admin_enabled, cluster_id, invalid_worker_config, rest_options, wait_for_signal, worker_id,
+    admin_enabled, advertised_listener, cluster_id, invalid_worker_config, rest_options,
+    wait_for_signal, worker_id,
 };
 
 pub async fn run(
@@ -29,13 +30,15 @@ pub async fn run(
     let cluster_id = cluster_id(&config.worker).await?;
     tracing::info!(%cluster_id, "Kafka cluster found");
     let id = worker_id(&config.worker);
-    let url = format!("http://{id}/");
-    let listener = config
-        .worker
-        .listeners
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "http://:8083".to_owned());
+    let scheme = if advertised_listener(&config.worker).https {
+        "https"
+    } else {
+        "http"
+    };
+    let url = format!("{scheme}://{id}/");
+    let plan =
+        ferry_rest::ListenerPlan::from_worker(&config.worker.originals, &config.worker.listeners)?;
+    crate::rest_client::configure(&config.worker.originals)?;
     let admin = admin_enabled(&config.worker);
     let (registry, plugin_host) =
         crate::plugins::registry(&config.worker, &id, &log_levels).await?;
@@ -49,17 +52,17 @@ pub async fn run(
     .await
     .context("starting the distributed worker")?;
     let rest_shutdown = CancellationToken::new();
-    let (addr, rest) = ferry_rest::serve(
+    let (addrs, rest) = ferry_rest::serve(
         ferry_rest::AppState {
             herder: running.herder.clone(),
             loggers: admin.then_some(log_levels as Arc<dyn ferry_rest::LogLevels>),
             options: Arc::new(rest_options),
         },
-        &listener,
+        &plan,
         rest_shutdown.clone(),
     )
     .await?;
-    tracing::info!(%addr, "Ferry distributed worker started");
+    tracing::info!(listeners = ?addrs, "Ferry distributed worker started");
     wait_for_signal()
         .await
         .context("waiting for a stop signal")?;

@@ -3,6 +3,7 @@
 mod distributed;
 mod logging;
 mod plugins;
+mod rest_client;
 mod standalone;
 
 use std::path::PathBuf;

@@ -32,13 +32,36 @@ fn initial_state(file: &ConnectorFile, path: &Path) -> anyhow::Result<TargetStat
     }
 }
 
-pub(crate) fn worker_id(config: &WorkerConfig) -> String {
-    let port = config
+/// The listener other workers and clients are told about (Java's `determineAdvertisedProtocol`):
+/// `rest.advertised.listener` if set, else HTTPS only when every listener is HTTPS.
+pub(crate) fn advertised_listener(config: &WorkerConfig) -> ferry_rest::ListenerAddr {
+    let listeners: Vec<ferry_rest::ListenerAddr> = config
         .listeners
-        .first()
-        .and_then(|l| ferry_rest::parse_listener(l).ok())
-        .map(|a| a.port())
-        .unwrap_or(8083);
+        .iter()
+        .filter_map(|l| ferry_rest::parse_listener_addr(l).ok())
+        .collect();
+    let https = match config
+        .originals
+        .get("rest.advertised.listener")
+        .map(|v| v.trim().to_ascii_lowercase())
+    {
+        Some(p) if p == "https" => true,
+        Some(p) if p == "http" => false,
+        _ => !listeners.is_empty() && listeners.iter().all(|l| l.https),
+    };
+    listeners
+        .iter()
+        .find(|l| l.https == https)
+        .or(listeners.first())
+        .cloned()
+        .unwrap_or_else(|| ferry_rest::ListenerAddr {
+            https: false,
+            addr: std::net::SocketAddr::from(([0, 0, 0, 0], 8083)),
+        })
+}
+
+pub(crate) fn worker_id(config: &WorkerConfig) -> String {
+    let port = advertised_listener(config).addr.port();
     let host = config
         .originals
         .get("rest.advertised.host.name")
@@ -110,23 +133,19 @@ pub async fn run(
         reconfigure_tx,
     ));
     let herder = StandaloneHerder::new(worker, cluster_id, reconfigure_rx);
-    let listener = config
-        .listeners
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "http://:8083".to_owned());
+    let plan = ferry_rest::ListenerPlan::from_worker(&config.originals, &config.listeners)?;
     let rest_shutdown = CancellationToken::new();
-    let (addr, rest) = ferry_rest::serve(
+    let (addrs, rest) = ferry_rest::serve(
         ferry_rest::AppState {
             herder: herder.clone(),
             loggers: admin_enabled(&config).then_some(log_levels as Arc<dyn ferry_rest::LogLevels>),
             options: Arc::new(rest_options),
         },
-        &listener,
+        &plan,
         rest_shutdown.clone(),
     )
     .await?;
-    tracing::info!(%addr, "Ferry standalone worker started");
+    tracing::info!(listeners = ?addrs, "Ferry standalone worker started");
 
     let mut failure = None;
     for (path, file, state) in connectors {

@@ -812,6 +812,18 @@ fn file_provider_variables_reach_the_tasks_resolved_and_stay_placeholders_everyw
 #[test]
 fn with_basic_auth_on_followers_forward_with_the_caller_s_credentials_and_workers_exchange_task_configs(
 ) {
+    basic_auth_cluster(false);
+}
+
+#[test]
+fn workers_advertised_over_https_forward_and_submit_task_configs_over_tls_with_basic_auth() {
+    basic_auth_cluster(true);
+}
+
+/// Three workers with basic auth on; with `https` each also has an HTTPS listener that it
+/// advertises (rest.advertised.listener=https), so forwarding and task configs travel over
+/// TLS, trusted through `listeners.https.ssl.truststore.*`.
+fn basic_auth_cluster(https: bool) {
     let dir = tempfile::tempdir().unwrap();
     let credentials = dir.path().join("connect.password");
     write_file(&credentials, "alice=s3cret\n");
@@ -830,7 +842,26 @@ fn with_basic_auth_on_followers_forward_with_the_caller_s_credentials_and_worker
     let workers: Vec<Ferry> = ports
         .iter()
         .map(|&p| {
-            let props = distributed_properties(dir.path(), p, &cluster, extra);
+            let mut extra = extra.to_owned();
+            if https {
+                let tls =
+                    std::path::PathBuf::from(std::env::var("FERRY_KAFKA_TLS").expect(
+                        "FERRY_KAFKA_TLS must name the certificates scripts/kafka generated",
+                    ));
+                let tls_port = port();
+                extra.push_str(&format!(
+                    "listeners=http://127.0.0.1:{p},https://localhost:{tls_port}\n\
+                     rest.advertised.listener=https\nrest.advertised.host.name=localhost\n\
+                     rest.advertised.port={tls_port}\n\
+                     listeners.https.ssl.keystore.location={}\n\
+                     listeners.https.ssl.keystore.password=ferry-pass\n\
+                     listeners.https.ssl.truststore.type=PEM\n\
+                     listeners.https.ssl.truststore.location={}\n",
+                    tls.join("broker.p12").display(),
+                    tls.join("ca.pem").display()
+                ));
+            }
+            let props = distributed_properties(dir.path(), p, &cluster, &extra);
             Ferry::distributed_with_env(dir.path(), p, &props, &[("KAFKA_OPTS", &opts)])
         })
         .collect();

@@ -684,3 +684,119 @@ fn basic_auth_configured_as_for_java_locks_the_api_and_exempts_internal_requests
     let stderr = start_fails(dir.path(), &worker, &[]);
     assert!(stderr.contains("com.example.AuditExtension"), "{stderr}");
 }
+
+fn tls_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(std::env::var("FERRY_KAFKA_TLS").expect(
+        "FERRY_KAFKA_TLS must name the certificates scripts/kafka generated (scripts/test sets it)",
+    ))
+}
+
+/// curl against the worker; the status code and body.
+fn curl(args: &[&str], url: &str) -> (u16, String) {
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-o", "-", "-w", "\n%{http_code}"])
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("curl is needed for the HTTPS tests");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+    (code.trim().parse().unwrap_or(0), body.to_owned())
+}
+
+#[test]
+fn https_listeners_with_client_authentication_and_admin_listeners_split_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let tls = tls_dir();
+    let (http, https, admin) = (port(), port(), port());
+    let worker = worker_properties(dir.path(), http, 1000);
+    let text = std::fs::read_to_string(&worker)
+        .unwrap()
+        .replace(&format!("listeners=http://127.0.0.1:{http}"), "");
+    write_file(
+        &worker,
+        &format!(
+            "{text}listeners=http://127.0.0.1:{http},https://localhost:{https}\n\
+             admin.listeners=http://127.0.0.1:{admin}\n\
+             listeners.https.ssl.keystore.type=PKCS12\n\
+             listeners.https.ssl.keystore.location={}\n\
+             listeners.https.ssl.keystore.password=ferry-pass\n\
+             listeners.https.ssl.key.password=ferry-pass\n\
+             listeners.https.ssl.truststore.type=PEM\n\
+             listeners.https.ssl.truststore.location={}\n\
+             listeners.https.ssl.client.authentication=required\n",
+            tls.join("broker.p12").display(),
+            tls.join("ca.pem").display()
+        ),
+    );
+    let ferry = Ferry::start(dir.path(), http, &worker, &[]);
+    let ca = tls.join("ca.pem").display().to_string();
+    let (cert, key) = (
+        tls.join("client.pem").display().to_string(),
+        tls.join("client.key").display().to_string(),
+    );
+    let url = format!("https://localhost:{https}/");
+    let (code, body) = curl(&["--cacert", &ca, "--cert", &cert, "--key", &key], &url);
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("kafka_cluster_id"), "{body}");
+    // No client certificate: the handshake fails; an untrusted server: curl refuses.
+    assert_eq!(curl(&["--cacert", &ca], &url).0, 0);
+    assert_eq!(curl(&["--cert", &cert, "--key", &key], &url).0, 0);
+    // The admin endpoints live on the admin listener only.
+    assert_eq!(ferry.call("GET", "/admin/loggers", None).0, 404);
+    assert_eq!(ferry.call("GET", "/connectors", None).0, 200);
+    let (code, body) = curl(&[], &format!("http://127.0.0.1:{admin}/admin/loggers"));
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("root"), "{body}");
+    assert_eq!(
+        curl(&[], &format!("http://127.0.0.1:{admin}/connectors")).0,
+        404
+    );
+    ferry.stop();
+}
+
+#[test]
+fn a_third_party_client_drives_the_api_over_https() {
+    let python = std::env::var("FERRY_PYTHON").unwrap_or_else(|_| {
+        panic!("FERRY_PYTHON is not set: scripts/test installs kafka-connect-py and sets it")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let tls = tls_dir();
+    let (http, https) = (port(), port());
+    let worker = worker_properties(dir.path(), http, 500);
+    let text = std::fs::read_to_string(&worker)
+        .unwrap()
+        .replace(&format!("listeners=http://127.0.0.1:{http}"), "");
+    // The worker's top-level ssl.* serve the HTTPS listener when no listeners.https.* is set.
+    write_file(
+        &worker,
+        &format!(
+            "{text}listeners=http://127.0.0.1:{http},https://localhost:{https}\n\
+             ssl.keystore.location={}\nssl.keystore.password=ferry-pass\nssl.key.password=ferry-pass\n",
+            tls.join("broker.p12").display()
+        ),
+    );
+    let ferry = Ferry::start(dir.path(), http, &worker, &[]);
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, numbered_lines(0, 10)).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/clients/kafka_connect_py_flow.py"
+    );
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(format!("https://localhost:{https}"))
+        .arg(&input)
+        .arg(unique("tls-client-topic"))
+        .arg(unique("tls-client"))
+        .env("REQUESTS_CA_BUNDLE", tls.join("ca.pem"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the client flow over HTTPS failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ferry.stop();
+}

@@ -10,7 +10,8 @@ pub mod consumer;
 mod error;
 pub mod group_offsets;
 pub mod producer;
-pub mod stores;
+/// Java key and trust stores read into PEM (kept here for the translation's callers).
+pub use ferry_tls::stores;
 pub mod topic_log;
 
 pub use config::{client_config, ClientSettings};

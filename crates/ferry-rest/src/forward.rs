@@ -21,8 +21,15 @@ pub struct ForwardTo(pub Option<String>);
 const MAX_BODY: usize = 32 * 1024 * 1024;
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(90);
 
+static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+
+/// The client requests to other workers go out with (their TLS trust and identity); set once
+/// at start-up, before the first forward.
+pub fn set_worker_client(client: reqwest::Client) {
+    let _ = CLIENT.set(client);
+}
+
 fn client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
         reqwest::Client::builder()
             .timeout(FORWARD_TIMEOUT)

@@ -22,9 +22,12 @@ use axum::Router;
 use ferry_runtime::herder::Herder;
 
 pub use error::ApiError;
+pub use forward::set_worker_client;
 pub use http_headers::{parse_header_rules, HeaderRule};
 pub use loggers::{LogLevels, LoggerLevel};
-pub use server::{parse_listener, serve};
+pub use server::{
+    client_ssl, parse_listener, parse_listener_addr, serve, ListenerAddr, ListenerPlan, ServeError,
+};
 
 /// Shared by every handler.
 #[derive(Clone)]
@@ -95,8 +98,13 @@ pub type Service =
     tower::util::MapRequest<Router, fn(axum::extract::Request) -> axum::extract::Request>;
 
 pub fn service(state: AppState) -> Service {
+    service_with(state, |router| router)
+}
+
+/// [`service`] with `extra` applied to the router first (the admin listeners' path filter).
+pub fn service_with(state: AppState, extra: impl FnOnce(Router) -> Router) -> Service {
     let options = state.options.clone();
-    let mut router = router_with(state)
+    let mut router = extra(router_with(state))
         .layer(axum::middleware::from_fn(forward::forward_layer))
         .layer(axum::middleware::from_fn(error::request_timeout));
     if let Some(auth) = options.basic_auth.clone() {

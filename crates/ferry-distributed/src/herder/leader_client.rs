@@ -9,8 +9,15 @@ use ferry_runtime::herder::status_view::encode_path_segment;
 
 use crate::herder::signing::{sign, ALGORITHM_HEADER, HMAC_SHA256, SIGNATURE_HEADER};
 
+static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+
+/// The client task configs go to the leader with (TLS trust and identity for HTTPS workers);
+/// set once at start-up.
+pub fn set_client(client: reqwest::Client) {
+    let _ = CLIENT.set(client);
+}
+
 fn client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
         reqwest::Client::builder()
             .timeout(Duration::from_secs(90))

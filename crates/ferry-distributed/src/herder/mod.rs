@@ -3,7 +3,7 @@
 //! and one loop (`tick`) owns group membership and starting and stopping this worker's share.
 
 mod assign;
-mod leader_client;
+pub mod leader_client;
 pub mod signing;
 pub(crate) mod tick;
 mod view;
