@@ -96,12 +96,9 @@ pub(crate) async fn alter(
     let offsets = offsets
         .iter()
         .map(|o| {
-            // Java answers a missing or null partition with a 500, as below.
+            // A client's mistake: 400 (Java answers 500 with the same message).
             let partition = o.partition.as_ref().ok_or_else(|| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "Partition objects cannot be null",
-                )
+                ApiError::new(StatusCode::BAD_REQUEST, "Partition objects cannot be null")
             })?;
             Ok(ConnectorOffset {
                 partition: offset_map(partition)?,

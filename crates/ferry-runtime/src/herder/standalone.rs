@@ -382,10 +382,11 @@ impl Herder for StandaloneHerder {
 
     async fn stop_connector(&self, name: &str) -> Result<(), HerderError> {
         let mut connectors = self.connectors.lock().await;
-        // Java's standalone store answers an unknown name with a 500, not a 404.
+        // Java's standalone store answers an unknown name with a 500; it is the client's
+        // mistake, so 404 with the message Java gives for pause and resume.
         let entry = connectors
             .get_mut(name)
-            .ok_or_else(|| HerderError::Internal(format!("No connector `{name}` configured")))?;
+            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector {name}")))?;
         self.transition(name, entry, TargetState::Stopped).await;
         Ok(())
     }
