@@ -800,3 +800,52 @@ fn a_third_party_client_drives_the_api_over_https() {
     );
     ferry.stop();
 }
+
+/// schemathesis (from PyPI, installed by scripts/test) generates requests from the served
+/// OpenAPI document, valid and invalid, for a bounded run: a client's mistake must never get
+/// a 5xx.
+#[test]
+fn a_fuzzing_run_of_the_openapi_document_finds_no_server_error() {
+    let st = std::env::var("FERRY_SCHEMATHESIS").unwrap_or_else(|_| {
+        panic!("FERRY_SCHEMATHESIS is not set: scripts/test installs schemathesis and sets it")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker = worker_properties(dir.path(), port, 1000);
+    let ferry = Ferry::start(dir.path(), port, &worker, &[]);
+    // A real connector, so requests naming it reach more than the not-found paths.
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(&source(dir.path(), "fuzz-src", "in.txt", &unique("fuzz"))),
+    );
+    assert_eq!(code, 201, "{body}");
+    let out = std::process::Command::new(st)
+        .args([
+            "run",
+            &format!("http://127.0.0.1:{port}/openapi.json"),
+            "--checks",
+            "not_a_server_error",
+            "--max-examples",
+            "40",
+            "--workers",
+            "2",
+            "--phases",
+            "examples,fuzzing,stateful",
+        ])
+        .output()
+        .unwrap();
+    let report = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "schemathesis found server errors:\n{report}"
+    );
+    assert!(report.contains("passed"), "{report}");
+    // The worker survived the run.
+    assert_eq!(ferry.call("GET", "/", None).0, 200);
+    ferry.stop();
+}

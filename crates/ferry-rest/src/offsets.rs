@@ -40,10 +40,11 @@ fn from_json(key: &str, value: &JsonValue) -> Result<Value, ApiError> {
             None => Value::Float64(n.as_f64().unwrap_or(f64::NAN)),
         },
         JsonValue::Array(_) | JsonValue::Object(_) => {
-            // Java names the value's Connect schema type.
+            // Java names the value's Connect schema type (and answers 500; it is the client's
+            // mistake, so 400 here).
             let kind = if value.is_array() { "ARRAY" } else { "MAP" };
             return Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
+                StatusCode::BAD_REQUEST,
                 format!("Offsets may only contain primitive types as values, but field {key} contains {kind}"),
             ));
         }

@@ -88,10 +88,11 @@ pub(crate) async fn submit_configs(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Internal endpoint for exactly-once sources in distributed mode.
+/// Internal endpoint for exactly-once sources in distributed mode; Java answers 500 here, but it
+/// is the client's mistake.
 pub(crate) async fn fence() -> ApiError {
     ApiError::new(
-        StatusCode::INTERNAL_SERVER_ERROR,
+        StatusCode::BAD_REQUEST,
         "Kafka Connect in standalone mode does not support exactly-once source connectors.",
     )
 }

@@ -712,13 +712,13 @@ async fn internal_endpoints_are_not_for_standalone() {
     let (status, body) = w.call("POST", "/connectors/x/tasks", Some("[]")).await;
     assert_eq!(
         (status, body["message"].clone()),
-        (StatusCode::INTERNAL_SERVER_ERROR, json!("Kafka Connect in standalone mode does not support externally setting task configurations."))
+        (StatusCode::BAD_REQUEST, json!("Kafka Connect in standalone mode does not support externally setting task configurations."))
     );
     let (status, body) = w.call("PUT", "/connectors/x/fence", None).await;
     assert_eq!(
         (status, body["message"].clone()),
         (
-            StatusCode::INTERNAL_SERVER_ERROR,
+            StatusCode::BAD_REQUEST,
             json!(
                 "Kafka Connect in standalone mode does not support exactly-once source connectors."
             )

@@ -77,7 +77,7 @@ async fn source_offsets_can_be_altered_and_reset_only_when_stopped() {
     assert_eq!(
         (status, reply["message"].clone()),
         (
-            StatusCode::INTERNAL_SERVER_ERROR,
+            StatusCode::BAD_REQUEST,
             json!(
                 "Offsets may only contain primitive types as values, but field pos contains ARRAY"
             )

@@ -176,7 +176,9 @@ pub trait Herder: Send + Sync {
         _configs: Vec<ConfigMap>,
         _request: InternalRequest,
     ) -> Result<(), HerderError> {
-        Err(HerderError::Internal(
+        // Java answers 500; asking a standalone worker for what it cannot do is the client's
+        // mistake.
+        Err(HerderError::BadRequest(
             "Kafka Connect in standalone mode does not support externally setting task configurations."
                 .to_owned(),
         ))
