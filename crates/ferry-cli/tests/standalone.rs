@@ -339,3 +339,88 @@ fn topics_written_with_every_codec_are_read_and_producers_compress_as_configured
     );
     ferry.stop();
 }
+
+#[test]
+fn source_topics_are_created_by_the_connector_s_topic_creation_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, port) = (unique("kip158"), port());
+    let worker = worker_properties(dir.path(), port, 1000);
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, 20));
+    let (orders, other) = (format!("orders-{base}"), format!("other-{base}"));
+    // Keys from the lines, so the compacted topic takes the records.
+    let keyed = "transforms=hoist,key\n\
+                 transforms.hoist.type=org.apache.kafka.connect.transforms.HoistField$Value\n\
+                 transforms.hoist.field=line\n\
+                 transforms.key.type=org.apache.kafka.connect.transforms.ValueToKey\n\
+                 transforms.key.fields=line\n";
+    let creation = "topic.creation.groups=orders\n\
+                    topic.creation.default.replication.factor=-1\n\
+                    topic.creation.default.partitions=6\n\
+                    topic.creation.orders.include=orders-.*\n\
+                    topic.creation.orders.partitions=3\n\
+                    topic.creation.orders.cleanup.policy=compact\n";
+    let connectors = vec![
+        connector_file(
+            dir.path(),
+            &format!("{base}-orders"),
+            &format!(
+                "connector.class=FileStreamSource\nfile={}\ntopic={orders}\n{keyed}{creation}",
+                dir.path().join("in.txt").display()
+            ),
+        ),
+        connector_file(
+            dir.path(),
+            &format!("{base}-other"),
+            &format!(
+                "connector.class=FileStreamSource\nfile={}\ntopic={other}\n{creation}",
+                dir.path().join("in.txt").display()
+            ),
+        ),
+    ];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    for topic in [&orders, &other] {
+        wait_until(
+            &format!("the lines in {topic}"),
+            Duration::from_secs(60),
+            || topic_records(topic) >= 20,
+        );
+    }
+    let mut config = ferry_kafka::rdkafka::ClientConfig::new();
+    config.set("bootstrap.servers", bootstrap());
+    let admin = ferry_kafka::admin::Admin::new(&config).unwrap();
+    assert_eq!(
+        admin
+            .partition_count(&orders, Duration::from_secs(10))
+            .unwrap(),
+        Some(3)
+    );
+    assert_eq!(
+        admin
+            .partition_count(&other, Duration::from_secs(10))
+            .unwrap(),
+        Some(6)
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    assert_eq!(
+        rt.block_on(admin.topic_config(&orders, "cleanup.policy"))
+            .as_deref(),
+        Some("compact")
+    );
+    assert_eq!(
+        rt.block_on(admin.topic_config(&other, "cleanup.policy"))
+            .as_deref(),
+        Some("delete")
+    );
+    // Validation names a bad group setting.
+    let (code, validated) = ferry.call(
+        "PUT",
+        "/connector-plugins/FileStreamSource/config/validate",
+        Some(r#"{"connector.class":"FileStreamSource","name":"v","topic":"t","topic.creation.default.replication.factor":"0","topic.creation.default.partitions":"1"}"#),
+    );
+    assert_eq!(code, 200, "{validated}");
+    assert_eq!(validated["error_count"], 1, "{validated}");
+    ferry.stop();
+}

@@ -36,10 +36,12 @@ pub fn unique(prefix: &str) -> String {
     )
 }
 
-/// A REST port no other test of this run uses and nothing listens on now.
+/// A REST port no other test of this run uses and nothing listens on now. The ports stay below
+/// the kernel's ephemeral range (32768 and up), so no outgoing connection can take one between
+/// this check and the worker's bind.
 pub fn port() -> u16 {
     static NEXT: AtomicU16 = AtomicU16::new(0);
-    let base = 20000 + (std::process::id() % 1000) as u16 * 40;
+    let base = 20000 + (std::process::id() % 300) as u16 * 40;
     loop {
         let candidate = base + NEXT.fetch_add(1, Ordering::Relaxed) % 40;
         if std::net::TcpListener::bind(("127.0.0.1", candidate)).is_ok() {

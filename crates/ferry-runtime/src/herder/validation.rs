@@ -122,22 +122,15 @@ fn resolved_config_infos(
     };
     if let Err(e) = chain {
         for problem in e.problems {
-            match configs
-                .iter_mut()
-                .filter_map(|c| c.value.as_mut())
-                .find(|v| v.name == problem.key)
-            {
-                Some(v) => v.errors.push(problem.message),
-                None => configs.push(ConfigInfo {
-                    definition: None,
-                    value: Some(KeyReport {
-                        name: problem.key.clone(),
-                        value: config.get(&problem.key).cloned(),
-                        recommended_values: Vec::new(),
-                        errors: vec![problem.message],
-                        visible: true,
-                    }),
-                }),
+            add_problem(&mut configs, config, &problem.key, problem.message);
+        }
+    }
+    // KIP-158 topic creation settings of a source connector.
+    if !sink {
+        if let Err(errors) = crate::worker::topic_creation::TopicCreation::from_config(true, config)
+        {
+            for (key, message) in errors {
+                add_problem(&mut configs, config, &key, message);
             }
         }
     }
@@ -190,6 +183,28 @@ fn resolved_config_infos(
         configs,
     };
     Ok((infos, plugin.kind))
+}
+
+/// Adds `message` to the report of `key`, which is created when the connector's and the
+/// framework's definitions do not have it.
+fn add_problem(configs: &mut Vec<ConfigInfo>, config: &ConfigMap, key: &str, message: String) {
+    match configs
+        .iter_mut()
+        .filter_map(|c| c.value.as_mut())
+        .find(|v| v.name == key)
+    {
+        Some(v) => v.errors.push(message),
+        None => configs.push(ConfigInfo {
+            definition: None,
+            value: Some(KeyReport {
+                name: key.to_owned(),
+                value: config.get(key).cloned(),
+                recommended_values: Vec::new(),
+                errors: vec![message],
+                visible: true,
+            }),
+        }),
+    }
 }
 
 /// The connector's kind when `config` is valid; otherwise a 400 naming every error.

@@ -6,6 +6,7 @@ mod sink_task;
 mod source_task;
 pub mod submitted_records;
 mod task_context;
+pub mod topic_creation;
 pub mod transformation_chain;
 #[allow(clippy::module_inception)]
 mod worker;

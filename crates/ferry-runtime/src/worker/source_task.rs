@@ -18,6 +18,7 @@ use crate::storage::offset_codec::{encode_key, encode_offset};
 use crate::storage::offsets::ConnectorOffsetReader;
 use crate::worker::submitted_records::{PartitionOffset, SubmittedRecords};
 use crate::worker::task_context::TaskContext;
+use crate::worker::topic_creation::{TopicCreation, TOPIC_CREATION_ENABLE};
 
 /// How long to wait for an acknowledgement when librdkafka's queue is full.
 const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(100);
@@ -33,6 +34,31 @@ struct SourcePipeline {
     topics: TopicTracker,
     /// Reused buffers for converted headers, so a record with headers costs no extra vector.
     header_bytes: Vec<(String, Option<Vec<u8>>)>,
+    /// KIP-158: the connector's topic creation rules and the admin client that applies them.
+    topic_creation: Option<(TopicCreation, ferry_kafka::admin::Admin)>,
+}
+
+/// The connector's topic creation, when the worker and the connector ask for it.
+fn topic_creation(
+    ctx: &TaskContext,
+) -> Result<Option<(TopicCreation, ferry_kafka::admin::Admin)>, ConnectError> {
+    let enabled = ctx
+        .worker
+        .originals
+        .get(TOPIC_CREATION_ENABLE)
+        .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+    let rules = TopicCreation::from_config(enabled, &ctx.connector_props).map_err(|errors| {
+        let messages: Vec<String> = errors.into_iter().map(|(_, m)| m).collect();
+        ConnectError::other(messages.join("; "))
+    })?;
+    let Some(rules) = rules else {
+        return Ok(None);
+    };
+    let config = ferry_kafka::client_config(ClientRole::Admin, &ctx.client_layers("admin"), &[])
+        .map_err(|e| ConnectError::with_source("Invalid admin settings", e))?;
+    let admin = ferry_kafka::admin::Admin::new(&config)
+        .map_err(|e| ConnectError::with_source("Failed to create the admin client", e))?;
+    Ok(Some((rules, admin)))
 }
 
 fn producer_config(
@@ -77,7 +103,9 @@ pub(crate) async fn run(
     task.start(&ctx.task_props, context).await?;
     ctx.report(State::Running, None);
     let topics = TopicTracker::new(ctx.worker.topic_tracking, &ctx.id, ctx.status.clone());
+    let topic_creation = topic_creation(&ctx)?;
     let mut pipeline = SourcePipeline {
+        topic_creation,
         topics,
         ctx,
         task,
@@ -212,6 +240,7 @@ impl SourcePipeline {
                 }
             }
         }
+        self.create_topic(&record.topic).await?;
         let topic = record.topic.as_str();
         let timestamp = match record.timestamp {
             Some(ts) if ts < -1 => {
@@ -268,6 +297,38 @@ impl SourcePipeline {
         drop(outgoing);
         self.submitted.submit(record);
         Ok(())
+    }
+
+    /// Creates `topic` by the connector's rules before its first record (KIP-158); a topic that
+    /// exists already is left as it is.
+    async fn create_topic(&mut self, topic: &str) -> Result<(), ConnectError> {
+        let Some((rules, admin)) = self.topic_creation.as_mut() else {
+            return Ok(());
+        };
+        let Some(group) = rules.first_use(topic) else {
+            return Ok(());
+        };
+        let spec = ferry_kafka::admin::TopicSpec {
+            name: topic.to_owned(),
+            partitions: group.partitions,
+            replication_factor: group.replication_factor,
+            configs: group.configs.clone(),
+        };
+        let group = group.name.clone();
+        match admin.create_topic(&spec).await {
+            Ok(true) => {
+                tracing::info!(topic, group, partitions = spec.partitions, "Created topic");
+                Ok(())
+            }
+            Ok(false) => Ok(()),
+            Err(e) => {
+                rules.retry(topic);
+                Err(ConnectError::with_source(
+                    format!("Unable to create topic {topic} with the settings of group {group}"),
+                    e,
+                ))
+            }
+        }
     }
 
     fn drain_acks(&mut self) -> Result<(), ConnectError> {
