@@ -48,6 +48,12 @@ pub async fn run(
         url,
         cluster_id,
         registry: Arc::new(registry),
+        logger_levels: Some({
+            let levels = log_levels.clone();
+            Arc::new(move |namespace: &str, level: &str| {
+                ferry_rest::LogLevels::set(levels.as_ref(), namespace, level);
+            })
+        }),
     })
     .await
     .context("starting the distributed worker")?;

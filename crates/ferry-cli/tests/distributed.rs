@@ -905,3 +905,46 @@ fn basic_auth_cluster(https: bool) {
         w.stop();
     }
 }
+
+#[test]
+fn a_cluster_scope_logger_level_reaches_every_worker_and_those_that_join_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = unique("kip976");
+    let mut cluster = Cluster::start(dir.path(), &name, 3, "");
+    let logger = "ferry_runtime::worker";
+    let (code, body) = cluster.worker(1).call(
+        "PUT",
+        &format!("/admin/loggers/{logger}?scope=cluster"),
+        Some(r#"{"level":"DEBUG"}"#),
+    );
+    assert_eq!(code, 204, "{body}");
+    let level_on =
+        |w: &Ferry| w.call("GET", &format!("/admin/loggers/{logger}"), None).1["level"].clone();
+    for w in cluster.live() {
+        wait_until("the level on every worker", SLOW, || level_on(w) == "DEBUG");
+    }
+    // A worker that joins afterwards reads the record and applies it too.
+    let late = port();
+    let props = distributed_properties(dir.path(), late, &name, "");
+    cluster
+        .workers
+        .push(Some(Ferry::distributed(dir.path(), late, &props)));
+    cluster.ports.push(late);
+    cluster.wait_ready();
+    let newcomer = cluster.worker(3);
+    wait_until("the level on the late worker", SLOW, || {
+        level_on(newcomer) == "DEBUG"
+    });
+    // The worker scope still changes one worker only.
+    let (code, _) = cluster.worker(0).call(
+        "PUT",
+        &format!("/admin/loggers/{logger}"),
+        Some(r#"{"level":"WARN"}"#),
+    );
+    assert_eq!(code, 200);
+    assert_eq!(level_on(cluster.worker(0)), "WARN");
+    assert_eq!(level_on(cluster.worker(2)), "DEBUG");
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}

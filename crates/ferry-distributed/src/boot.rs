@@ -50,6 +50,8 @@ pub struct BootSettings {
     pub url: String,
     pub cluster_id: String,
     pub registry: Arc<Registry>,
+    /// Applies cluster-wide logger levels (KIP-976) to this worker.
+    pub logger_levels: Option<crate::herder::LoggerApplier>,
 }
 
 pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreError> {
@@ -59,6 +61,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         url,
         cluster_id,
         registry,
+        logger_levels,
     } = settings;
     let base = config.client_id_base();
     let worker_config = &config.worker;
@@ -160,7 +163,12 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         herder_reconfigure,
         cluster_id,
         shutdown.clone(),
+        logger_levels,
     );
+    // Levels set cluster-wide before this worker started apply to it too.
+    for (namespace, level) in herder.configs.logger_levels() {
+        herder.apply_logger_level(&namespace, &level);
+    }
     let tick = Tick::new(herder.clone(), member, events, reconfigure_rx);
     let tick = tokio::spawn(tick.run());
     Ok(DistributedWorker {

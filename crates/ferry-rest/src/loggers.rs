@@ -91,6 +91,14 @@ pub(crate) async fn set(
             format!("invalid log level '{level}'."),
         ));
     }
+    let cluster = params
+        .get("scope")
+        .is_some_and(|s| s.eq_ignore_ascii_case("cluster"));
+    // KIP-976: in distributed mode the level goes to every worker through the config topic,
+    // this one included when it reads its own record.
+    if cluster && state.herder.set_cluster_logger_level(&name, &upper).await? {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
     // Java leaves out of its answer the loggers that already had this level.
     let before = levels.all();
     let namespace_before = levels.get(&name).level;
@@ -105,10 +113,7 @@ pub(crate) async fn set(
         })
         .collect();
     // Standalone applies the cluster scope locally, answering as Java does for that scope.
-    if params
-        .get("scope")
-        .is_some_and(|s| s.eq_ignore_ascii_case("cluster"))
-    {
+    if cluster {
         return Ok(StatusCode::NO_CONTENT.into_response());
     }
     Ok(Json(json!(affected)).into_response())

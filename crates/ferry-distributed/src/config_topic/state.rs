@@ -63,6 +63,8 @@ pub struct ConfigState {
     task_config_generations: BTreeMap<String, u64>,
     applied_configs: BTreeMap<String, Arc<ConfigMap>>,
     pending_fencing: BTreeSet<String>,
+    /// KIP-976: the latest cluster-wide level per logger namespace.
+    logger_levels: BTreeMap<String, String>,
 }
 
 impl Default for ConfigState {
@@ -87,7 +89,13 @@ impl ConfigState {
             task_config_generations: BTreeMap::new(),
             applied_configs: BTreeMap::new(),
             pending_fencing: BTreeSet::new(),
+            logger_levels: BTreeMap::new(),
         }
+    }
+
+    /// The cluster-wide logger levels read so far, namespace to level (KIP-976).
+    pub fn logger_levels(&self) -> &BTreeMap<String, String> {
+        &self.logger_levels
     }
 
     /// From now on records produce [`ConfigEvent`]s. Call once the first catch-up is done.
@@ -214,6 +222,7 @@ impl ConfigState {
                 events.push(ConfigEvent::RestartRequested(request));
             }
             ConfigRecord::LoggerLevel { namespace, level } => {
+                self.logger_levels.insert(namespace.clone(), level.clone());
                 events.push(ConfigEvent::LoggerLevel { namespace, level });
             }
         }

@@ -45,7 +45,12 @@ pub struct DistributedHerder {
     ready: AtomicBool,
     cluster_id: String,
     pub(crate) shutdown: CancellationToken,
+    /// Applies a cluster-wide logger level to this worker (KIP-976).
+    logger_levels: Option<LoggerApplier>,
 }
+
+/// Sets a logger namespace's level on this worker.
+pub type LoggerApplier = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 fn not_found(name: &str) -> HerderError {
     HerderError::NotFound(format!("Connector {name} not found"))
@@ -160,8 +165,10 @@ impl DistributedHerder {
         reconfigure: mpsc::UnboundedSender<String>,
         cluster_id: String,
         shutdown: CancellationToken,
+        logger_levels: Option<LoggerApplier>,
     ) -> Arc<Self> {
         Arc::new(DistributedHerder {
+            logger_levels,
             config,
             worker,
             configs,
@@ -173,6 +180,14 @@ impl DistributedHerder {
             cluster_id,
             shutdown,
         })
+    }
+
+    /// Applies a cluster-wide logger level read from the config topic.
+    pub(crate) fn apply_logger_level(&self, namespace: &str, level: &str) {
+        if let Some(apply) = &self.logger_levels {
+            tracing::info!(namespace, level, "Applying a cluster-wide logger level");
+            apply(namespace, level);
+        }
     }
 
     pub fn worker(&self) -> &Arc<Worker> {
@@ -379,6 +394,19 @@ impl Herder for DistributedHerder {
             .await
             .map_err(store_error)?;
         Ok(plan.answer)
+    }
+
+    async fn set_cluster_logger_level(
+        &self,
+        namespace: &str,
+        level: &str,
+    ) -> Result<bool, HerderError> {
+        // Any worker writes the record, as Java's; every worker applies it when it reads it.
+        self.configs
+            .put_logger_level(namespace, level)
+            .await
+            .map_err(store_error)?;
+        Ok(true)
     }
 
     async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError> {

@@ -225,6 +225,9 @@ impl Tick {
                     target_changes.insert(name);
                 }
                 ConfigEvent::RestartRequested(request) => restarts.push(request),
+                ConfigEvent::LoggerLevel { namespace, level } => {
+                    herder.apply_logger_level(&namespace, &level);
+                }
                 _ => {}
             }
         }

@@ -190,6 +190,20 @@ impl KafkaConfigStore {
         .await
     }
 
+    /// KIP-976: a cluster-wide logger level, which every worker applies as it reads it.
+    pub async fn put_logger_level(&self, namespace: &str, level: &str) -> Result<(), StoreError> {
+        self.write_all(vec![ConfigRecord::LoggerLevel {
+            namespace: namespace.to_owned(),
+            level: level.to_owned(),
+        }])
+        .await
+    }
+
+    /// The cluster-wide logger levels read so far.
+    pub fn logger_levels(&self) -> std::collections::BTreeMap<String, String> {
+        lock(&self.state).logger_levels().clone()
+    }
+
     pub async fn put_session_key(&self, key: SessionKey) -> Result<(), StoreError> {
         self.write_and_read(vec![ConfigRecord::SessionKey(key)])
             .await

@@ -183,6 +183,16 @@ pub trait Herder: Send + Sync {
                 .to_owned(),
         ))
     }
+    /// `PUT /admin/loggers/{namespace}?scope=cluster` (KIP-976): `true` when the cluster takes
+    /// the level (distributed mode: a config topic record every worker applies); `false` when
+    /// this worker alone is the cluster and applies it itself.
+    async fn set_cluster_logger_level(
+        &self,
+        _namespace: &str,
+        _level: &str,
+    ) -> Result<bool, HerderError> {
+        Ok(false)
+    }
     /// The version of a connector's plugin, which status answers carry (Java 4.1).
     async fn connector_plugin_version(&self, name: &str) -> Option<String> {
         let info = self.connector_info(name).await.ok()?;
