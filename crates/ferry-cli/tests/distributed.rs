@@ -825,17 +825,7 @@ fn workers_advertised_over_https_forward_and_submit_task_configs_over_tls_with_b
 /// TLS, trusted through `listeners.https.ssl.truststore.*`.
 fn basic_auth_cluster(https: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let credentials = dir.path().join("connect.password");
-    write_file(&credentials, "alice=s3cret\n");
-    let jaas = dir.path().join("connect_jaas.conf");
-    write_file(
-        &jaas,
-        &format!(
-            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
-            credentials.display()
-        ),
-    );
-    let opts = format!("-Djava.security.auth.login.config={}", jaas.display());
+    let opts = basic_auth_files(dir.path(), "alice=s3cret\n");
     let extra = "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\n";
     let cluster = unique("auth");
     let ports: Vec<u16> = (0..3).map(|_| port()).collect();
@@ -865,13 +855,7 @@ fn basic_auth_cluster(https: bool) {
             Ferry::distributed_with_env(dir.path(), p, &props, &[("KAFKA_OPTS", &opts)])
         })
         .collect();
-    let auth = {
-        use base64::Engine;
-        format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode("alice:s3cret")
-        )
-    };
+    let auth = basic("alice:s3cret");
     for w in &workers {
         wait_until("the worker to join the group", SLOW, || {
             w.raw("GET", "/health", &[("Authorization", &auth)], "").0 == 200

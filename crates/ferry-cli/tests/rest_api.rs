@@ -472,181 +472,103 @@ fn sink_with(name: &str, dir: &std::path::Path, overrides: &[(&str, &str)]) -> S
 
 #[test]
 fn the_client_override_policy_refuses_what_it_does_not_allow_with_java_s_message() {
-    let dir = tempfile::tempdir().unwrap();
-    let ferry = worker_with(
-        dir.path(),
-        port(),
-        "connector.client.config.override.policy=None\n",
-    );
-    let (code, body) = ferry.call(
-        "POST",
-        "/connectors",
-        Some(&sink_with(
-            "refused",
-            dir.path(),
-            &[("producer.override.acks", "1")],
-        )),
-    );
-    assert_eq!(code, 400, "{body}");
-    assert!(
-        body["message"].as_str().unwrap_or("").contains(
-            "The 'None' policy does not allow 'acks' to be overridden in the connector configuration."
+    // (worker settings, override, expected status, text the refusal names)
+    let cases: &[(&str, (&str, &str), u16, &str)] = &[
+        (
+            "connector.client.config.override.policy=None\n",
+            ("producer.override.acks", "1"),
+            400,
+            "The 'None' policy does not allow 'acks' to be overridden in the connector configuration.",
         ),
-        "{body}"
-    );
-    let (code, validated) = ferry.call(
-        "PUT",
-        "/connector-plugins/FileStreamSink/config/validate",
-        Some(
-            &sink_config(
-                "v",
+        (
+            "connector.client.config.override.policy=Principal\n",
+            ("consumer.override.security.protocol", "PLAINTEXT"),
+            201,
+            "",
+        ),
+        (
+            "connector.client.config.override.policy=Principal\n",
+            ("consumer.override.max.poll.records", "10"),
+            400,
+            "The 'Principal' policy does not allow 'max.poll.records'",
+        ),
+        // Java's default (All) still refuses raw librdkafka settings unless the worker
+        // consents, and those that run commands always.
+        ("", ("consumer.override.librdkafka.fetch.wait.max.ms", "10"), 400, "'librdkafka.fetch.wait.max.ms'"),
+        (
+            "ferry.client.config.override.librdkafka=true\n",
+            ("consumer.override.librdkafka.fetch.wait.max.ms", "10"),
+            201,
+            "",
+        ),
+        (
+            "ferry.client.config.override.librdkafka=true\n",
+            ("consumer.override.librdkafka.sasl.kerberos.kinit.cmd", "touch /tmp/pwned"),
+            400,
+            "runs a command",
+        ),
+    ];
+    for (i, (worker, (key, value), status, named)) in cases.iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let ferry = worker_with(dir.path(), port(), worker);
+        let (code, body) = ferry.call(
+            "POST",
+            "/connectors",
+            Some(&sink_with(
+                &format!("case-{i}"),
                 dir.path(),
-                &[("consumer.override.max.poll.records", "10")],
-            )
-            .to_string(),
-        ),
-    );
-    assert_eq!(code, 200, "{validated}");
-    let entry = validated["configs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["value"]["name"] == "consumer.override.max.poll.records")
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(
-        entry["value"]["errors"],
-        serde_json::json!(["The 'None' policy does not allow 'max.poll.records' to be overridden in the connector configuration."]),
-        "{validated}"
-    );
-    assert!(validated["error_count"].as_u64().unwrap() >= 1);
-    ferry.stop();
-
-    let dir = tempfile::tempdir().unwrap();
-    let ferry = worker_with(
-        dir.path(),
-        port(),
-        "connector.client.config.override.policy=Principal\n",
-    );
-    let (code, body) = ferry.call(
-        "POST",
-        "/connectors",
-        Some(&sink_with(
-            "principal-ok",
-            dir.path(),
-            &[("consumer.override.security.protocol", "PLAINTEXT")],
-        )),
-    );
-    assert_eq!(code, 201, "{body}");
-    let (code, body) = ferry.call(
-        "POST",
-        "/connectors",
-        Some(&sink_with(
-            "principal-refused",
-            dir.path(),
-            &[("consumer.override.max.poll.records", "10")],
-        )),
-    );
-    assert_eq!(code, 400, "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("The 'Principal' policy does not allow 'max.poll.records'"),
-        "{body}"
-    );
-    ferry.stop();
-
-    // Java's default (All) still refuses raw librdkafka settings unless the worker consents,
-    // and those that run commands always.
-    let dir = tempfile::tempdir().unwrap();
-    let ferry = worker_with(dir.path(), port(), "");
-    let (code, body) = ferry.call(
-        "POST",
-        "/connectors",
-        Some(&sink_with(
-            "raw",
-            dir.path(),
-            &[("consumer.override.librdkafka.fetch.wait.max.ms", "10")],
-        )),
-    );
-    assert_eq!(code, 400, "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("'librdkafka.fetch.wait.max.ms'"),
-        "{body}"
-    );
-    ferry.stop();
-    let dir = tempfile::tempdir().unwrap();
-    let ferry = worker_with(
-        dir.path(),
-        port(),
-        "ferry.client.config.override.librdkafka=true\n",
-    );
-    let (code, body) = ferry.call(
-        "POST",
-        "/connectors",
-        Some(&sink_with(
-            "raw-ok",
-            dir.path(),
-            &[("consumer.override.librdkafka.fetch.wait.max.ms", "10")],
-        )),
-    );
-    assert_eq!(code, 201, "{body}");
-    let (code, body) = ferry.call(
-        "POST",
-        "/connectors",
-        Some(&sink_with(
-            "raw-cmd",
-            dir.path(),
-            &[(
-                "consumer.override.librdkafka.sasl.kerberos.kinit.cmd",
-                "touch /tmp/pwned",
-            )],
-        )),
-    );
-    assert_eq!(code, 400, "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("runs a command"),
-        "{body}"
-    );
-    ferry.stop();
+                &[(key, value)],
+            )),
+        );
+        assert_eq!(code, *status, "{worker} {key}: {body}");
+        assert!(
+            body["message"].as_str().unwrap_or("").contains(named),
+            "{worker} {key}: {body}"
+        );
+        if i == 0 {
+            // Validation lists the key with the policy's verdict.
+            let (code, validated) = ferry.call(
+                "PUT",
+                "/connector-plugins/FileStreamSink/config/validate",
+                Some(
+                    &sink_config(
+                        "v",
+                        dir.path(),
+                        &[("consumer.override.max.poll.records", "10")],
+                    )
+                    .to_string(),
+                ),
+            );
+            assert_eq!(code, 200, "{validated}");
+            let entry = validated["configs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["value"]["name"] == "consumer.override.max.poll.records")
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(
+                entry["value"]["errors"],
+                serde_json::json!(["The 'None' policy does not allow 'max.poll.records' to be overridden in the connector configuration."]),
+                "{validated}"
+            );
+        }
+        ferry.stop();
+    }
 }
 
 #[test]
 fn basic_auth_configured_as_for_java_locks_the_api_and_exempts_internal_requests() {
     let dir = tempfile::tempdir().unwrap();
     let port = port();
-    let credentials = dir.path().join("connect.password");
-    write_file(&credentials, "alice=s3cret\nbob: hunter2\n");
-    let jaas = dir.path().join("connect_jaas.conf");
-    write_file(
-        &jaas,
-        &format!(
-            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
-            credentials.display()
-        ),
-    );
+    let opts = basic_auth_files(dir.path(), "alice=s3cret\nbob: hunter2\n");
     let worker = worker_properties(dir.path(), port, 1000);
     let text = std::fs::read_to_string(&worker).unwrap();
     write_file(
         &worker,
         &format!("{text}rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\n"),
     );
-    let opts = format!("-Djava.security.auth.login.config={}", jaas.display());
     let ferry = Ferry::start_with_env(dir.path(), port, &worker, &[], &[("KAFKA_OPTS", &opts)]);
-    let basic = |user: &str| {
-        use base64::Engine;
-        format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(user)
-        )
-    };
     let (code, head, body) = ferry.raw("GET", "/connectors", &[], "");
     assert_eq!(code, 401, "{head}\n{body}");
     assert!(

@@ -144,6 +144,31 @@ pub fn connect_file_plugin_path(dir: &Path) -> PathBuf {
     dir.join("plugins")
 }
 
+/// Java's basic auth set-up in `dir`: a credentials file with `users` (`user=password`
+/// lines) and the JAAS file naming it; answers the `KAFKA_OPTS` that points at the JAAS file.
+pub fn basic_auth_files(dir: &Path, users: &str) -> String {
+    let credentials = dir.join("connect.password");
+    write_file(&credentials, users);
+    let jaas = dir.join("connect_jaas.conf");
+    write_file(
+        &jaas,
+        &format!(
+            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
+            credentials.display()
+        ),
+    );
+    format!("-Djava.security.auth.login.config={}", jaas.display())
+}
+
+/// `Authorization: Basic …` for `user:password`.
+pub fn basic(user_and_password: &str) -> String {
+    use base64::Engine;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(user_and_password)
+    )
+}
+
 pub fn connector_file(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(format!("{name}.properties"));
     write_file(&path, &format!("name={name}\n{body}"));
