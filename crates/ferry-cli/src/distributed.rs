@@ -57,6 +57,10 @@ pub async fn run(
     })
     .await
     .context("starting the distributed worker")?;
+    ferry_runtime::herder::run_automatic_restarts(
+        running.herder.clone(),
+        running.herder.worker().clone(),
+    );
     let rest_shutdown = CancellationToken::new();
     let (addrs, rest) = ferry_rest::serve(
         ferry_rest::AppState {

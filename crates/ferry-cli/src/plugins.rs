@@ -21,6 +21,9 @@ pub async fn registry(
     worker_id: &str,
     log_levels: &Arc<RuntimeLogLevels>,
 ) -> anyhow::Result<(Registry, Option<Arc<PluginHost>>)> {
+    // Bad automatic-restart settings stop start-up rather than leave restarts silently off.
+    ferry_runtime::worker::auto_restart::RestartPolicy::from_worker_props(&config.originals)
+        .map_err(|e| anyhow!(e))?;
     let mut registry = Registry::builtin();
     registry.client_overrides =
         ferry_runtime::config::override_policy::ClientOverrides::from_worker_props(

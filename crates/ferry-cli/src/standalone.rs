@@ -132,7 +132,8 @@ pub async fn run(
         shutdown.child_token(),
         reconfigure_tx,
     ));
-    let herder = StandaloneHerder::new(worker, cluster_id, reconfigure_rx);
+    let herder = StandaloneHerder::new(worker.clone(), cluster_id, reconfigure_rx);
+    ferry_runtime::herder::run_automatic_restarts(herder.clone(), worker);
     let plan = ferry_rest::ListenerPlan::from_worker(&config.originals, &config.listeners)?;
     let rest_shutdown = CancellationToken::new();
     let (addrs, rest) = ferry_rest::serve(

@@ -932,3 +932,33 @@ fn a_cluster_scope_logger_level_reaches_every_worker_and_those_that_join_later()
         w.stop();
     }
 }
+
+#[test]
+fn a_task_that_fails_once_recovers_by_an_automatic_restart_in_a_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "ferry.task.restart.enable=true\nferry.task.restart.backoff.initial.ms=500\nferry.task.restart.max.attempts=20\n";
+    let cluster = Cluster::start(dir.path(), &unique("dautorestart"), 2, extra);
+    let topic = unique("dautorestart-topic");
+    create_topic(&topic, 1);
+    let sink = unique("dautorestart-sink");
+    let body = format!(
+        r#"{{"name":"{sink}","config":{{"connector.class":"FileStreamSink","file":"{}","topics":"{topic}"}}}}"#,
+        dir.path().join("later/out.txt").display()
+    );
+    let (code, answer) =
+        retry_conflicts(|| cluster.worker(1).call("POST", "/connectors", Some(&body)));
+    assert_eq!(code, 201, "{answer}");
+    wait_until("the task FAILED", SLOW, || {
+        cluster.worker(0).status(&sink)["tasks"][0]["state"] == "FAILED"
+    });
+    std::fs::create_dir(dir.path().join("later")).unwrap();
+    cluster.agreed_running(&sink, 1);
+    assert!(
+        cluster.logs().contains("Restarted the failed task"),
+        "{}",
+        cluster.logs()
+    );
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}

@@ -424,3 +424,85 @@ fn source_topics_are_created_by_the_connector_s_topic_creation_groups() {
     assert_eq!(validated["error_count"], 1, "{validated}");
     ferry.stop();
 }
+
+#[test]
+fn failed_tasks_restart_automatically_with_growing_delays_up_to_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("autorestart"), port());
+    let worker = worker_properties(dir.path(), port, 1000);
+    let text = std::fs::read_to_string(&worker).unwrap();
+    write_file(
+        &worker,
+        &format!(
+            "{text}ferry.task.restart.enable=true\nferry.task.restart.backoff.initial.ms=300\n\
+             ferry.task.restart.backoff.max.ms=1000\nferry.task.restart.max.attempts=3\n"
+        ),
+    );
+    let (never, later) = (format!("{topic}-never"), format!("{topic}-later"));
+    let connectors = vec![
+        // Its directory never appears: it fails on every start.
+        connector_file(
+            dir.path(),
+            &never,
+            &format!(
+                "connector.class=FileStreamSink\nfile={}\ntopics={topic}\n",
+                dir.path().join("missing/out.txt").display()
+            ),
+        ),
+        // Its directory appears after the first failure: an automatic restart recovers it.
+        connector_file(
+            dir.path(),
+            &later,
+            &format!(
+                "connector.class=FileStreamSink\nfile={}\ntopics={topic}\n",
+                dir.path().join("later/out.txt").display()
+            ),
+        ),
+    ];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    wait_until("the first failures", Duration::from_secs(60), || {
+        ferry.task_state(&later, 0).as_deref() == Some("FAILED")
+            || ferry
+                .log_text()
+                .contains("Restarting the failed task automatically")
+    });
+    std::fs::create_dir(dir.path().join("later")).unwrap();
+    wait_until(
+        "the recovered task RUNNING without a human",
+        Duration::from_secs(60),
+        || ferry.task_state(&later, 0).as_deref() == Some("RUNNING"),
+    );
+    wait_until(
+        "the hopeless task given up on",
+        Duration::from_secs(60),
+        || {
+            ferry
+                .log_text()
+                .contains("Task failed on every automatic restart")
+        },
+    );
+    let log = ferry.log_text();
+    let attempts: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(&never) && l.contains("Restarting the failed task automatically"))
+        .collect();
+    assert_eq!(attempts.len(), 3, "three attempts for {never}:\n{log}");
+    let delays: Vec<u64> = attempts
+        .iter()
+        .filter_map(|l| {
+            l.split("delay_ms=")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(delays.len(), 3, "{attempts:?}");
+    assert!(
+        delays[0] < delays[1] && delays[1] <= delays[2] && delays[2] <= 1200,
+        "growing, capped: {delays:?}"
+    );
+    assert_eq!(ferry.task_state(&never, 0).as_deref(), Some("FAILED"));
+    ferry.stop();
+}

@@ -34,6 +34,11 @@ pub const PLUGIN_HOST_CALL_TIMEOUT_MS: &str = "ferry.plugin.host.call.timeout.ms
 pub const PLUGIN_HOST_PER_CONNECTOR: &str = "ferry.plugin.host.per.connector";
 /// Ferry's own worker keys; Java Connect would warn about them as unknown.
 const FERRY_KEYS: &[&str] = &[
+    crate::worker::auto_restart::ENABLE,
+    crate::worker::auto_restart::INITIAL_BACKOFF_MS,
+    crate::worker::auto_restart::MAX_BACKOFF_MS,
+    crate::worker::auto_restart::MAX_ATTEMPTS,
+    crate::worker::auto_restart::RESET_AFTER_MS,
     crate::config::override_policy::LIBRDKAFKA_OVERRIDES,
     PLUGIN_PREFERENCE,
     PLUGIN_HOST_CALL_TIMEOUT_MS,

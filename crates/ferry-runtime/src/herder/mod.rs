@@ -205,3 +205,26 @@ pub trait Herder: Send + Sync {
     /// The Kafka cluster this worker belongs to, for `GET /`.
     fn kafka_cluster_id(&self) -> String;
 }
+
+/// Carries out the worker's automatic restart requests through `herder`, which decides whether
+/// the task is still this worker's (a task that recovered or moved meanwhile is left alone).
+pub fn run_automatic_restarts(herder: Arc<dyn Herder>, worker: Arc<crate::worker::Worker>) {
+    let Some(mut requests) = worker.take_restart_requests() else {
+        return;
+    };
+    tokio::spawn(async move {
+        while let Some(id) = requests.recv().await {
+            if !worker.task_failed(&id) {
+                continue;
+            }
+            match herder.restart_task(&id).await {
+                Ok(()) => {
+                    tracing::info!(connector = %id.connector, task = id.task, "Restarted the failed task")
+                }
+                Err(error) => {
+                    tracing::warn!(connector = %id.connector, task = id.task, %error, "Could not restart the failed task")
+                }
+            }
+        }
+    });
+}

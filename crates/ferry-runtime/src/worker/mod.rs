@@ -1,5 +1,6 @@
 //! The worker: runs connectors and their tasks, and reports their states.
 
+pub mod auto_restart;
 mod converters;
 mod sink_context;
 mod sink_task;

@@ -18,6 +18,7 @@ use crate::errors::{ErrorHandler, ErrorSettings};
 use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
+use crate::worker::auto_restart::{RestartPolicy, RestartTracker};
 use crate::worker::converters::task_converters;
 use crate::worker::task_context::{TargetState, TaskContext};
 use crate::worker::transformation_chain::TransformationChain;
@@ -58,6 +59,11 @@ pub struct Worker {
     shutdown: CancellationToken,
     /// Connectors that asked for their task configs to be regenerated.
     reconfigure: mpsc::UnboundedSender<String>,
+    /// Automatic restarts of failed tasks (`ferry.task.restart.*`; off unless enabled).
+    auto_restart: Option<RestartPolicy>,
+    restart_tracker: Arc<RestartTracker>,
+    restart_tx: mpsc::UnboundedSender<TaskId>,
+    restart_rx: Mutex<Option<mpsc::UnboundedReceiver<TaskId>>>,
 }
 
 struct WorkerConnectorContext {
@@ -97,6 +103,42 @@ impl ConnectorContext for WorkerConnectorContext {
     }
 }
 
+type RestartHandle = (
+    RestartPolicy,
+    Arc<RestartTracker>,
+    mpsc::UnboundedSender<TaskId>,
+    CancellationToken,
+);
+
+/// After a failure, asks for an automatic restart once the backoff has passed (if enabled and
+/// attempts remain).
+fn schedule_restart(restart: Option<RestartHandle>, id: TaskId) {
+    let Some((policy, tracker, requests, shutdown)) = restart else {
+        return;
+    };
+    let Some((attempt, delay)) = tracker.failed(&id, &policy) else {
+        tracing::error!(
+            attempts = policy.max_attempts,
+            "Task failed on every automatic restart; it stays FAILED until restarted by hand"
+        );
+        return;
+    };
+    tracing::warn!(
+        attempt,
+        of = policy.max_attempts,
+        delay_ms = delay.as_millis() as u64,
+        "Restarting the failed task automatically"
+    );
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = tokio::time::sleep(delay) => {
+                let _ = requests.send(id);
+            }
+        }
+    });
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic while holding these locks cannot leave the maps half-updated (single inserts and
     // removes), so a poisoned lock is still safe to use.
@@ -113,7 +155,17 @@ impl Worker {
         shutdown: CancellationToken,
         reconfigure: mpsc::UnboundedSender<String>,
     ) -> Self {
+        let auto_restart =
+            RestartPolicy::from_worker_props(&config.originals).unwrap_or_else(|error| {
+                tracing::error!(%error, "Automatic task restarts are off");
+                None
+            });
+        let (restart_tx, restart_rx) = mpsc::unbounded_channel();
         Worker {
+            auto_restart,
+            restart_tracker: Arc::default(),
+            restart_tx,
+            restart_rx: Mutex::new(Some(restart_rx)),
             worker_id,
             config,
             registry,
@@ -125,6 +177,19 @@ impl Worker {
             shutdown,
             reconfigure,
         }
+    }
+
+    /// The tasks that failed and are due for an automatic restart (taken once, by whoever
+    /// restarts them through the herder).
+    pub fn take_restart_requests(&self) -> Option<mpsc::UnboundedReceiver<TaskId>> {
+        lock(&self.restart_rx).take()
+    }
+
+    /// Whether a task's last reported state is FAILED.
+    pub fn task_failed(&self, id: &TaskId) -> bool {
+        self.status
+            .task(id)
+            .is_some_and(|s| s.state == State::Failed)
     }
 
     pub fn worker_id(&self) -> &str {
@@ -354,6 +419,15 @@ impl Worker {
         let status = self.status.clone();
         let worker_id = self.worker_id.clone();
         let task_id = id.clone();
+        self.restart_tracker.started(&id);
+        let restart = self.auto_restart.clone().map(|policy| {
+            (
+                policy,
+                self.restart_tracker.clone(),
+                self.restart_tx.clone(),
+                self.shutdown.clone(),
+            )
+        });
         let span = tracing::info_span!("task", connector = %id.connector, task = id.task);
         let handle = tokio::spawn(
             async move {
@@ -366,11 +440,13 @@ impl Worker {
                     Ok(Err(e)) => {
                         tracing::error!(error = %e, "Task threw an uncaught and unrecoverable exception. Task is being killed and will not recover until manually restarted");
                         put(State::Failed, Some(e.trace()));
+                        schedule_restart(restart, task_id);
                     }
                     Err(panic) => {
                         let message = panic_message(&panic);
                         tracing::error!(panic = %message, "Task panicked. Task is being killed and will not recover until manually restarted");
                         put(State::Failed, Some(format!("org.apache.kafka.connect.errors.ConnectException: task panicked: {message}")));
+                        schedule_restart(restart, task_id);
                     }
                 }
             }
