@@ -16,13 +16,6 @@ pub const INITIAL_BACKOFF_MS: &str = "ferry.task.restart.backoff.initial.ms";
 pub const MAX_BACKOFF_MS: &str = "ferry.task.restart.backoff.max.ms";
 pub const MAX_ATTEMPTS: &str = "ferry.task.restart.max.attempts";
 pub const RESET_AFTER_MS: &str = "ferry.task.restart.reset.after.ms";
-pub const KEYS: &[&str] = &[
-    ENABLE,
-    INITIAL_BACKOFF_MS,
-    MAX_BACKOFF_MS,
-    MAX_ATTEMPTS,
-    RESET_AFTER_MS,
-];
 
 /// The worker's restart policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
