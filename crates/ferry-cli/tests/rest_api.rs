@@ -755,6 +755,8 @@ fn a_fuzzing_run_of_the_openapi_document_finds_no_server_error() {
             "--phases",
             "examples,fuzzing,stateful",
         ])
+        // schemathesis keeps a cache in its working directory: not in the repository.
+        .current_dir(dir.path())
         .output()
         .unwrap();
     let report = format!(
