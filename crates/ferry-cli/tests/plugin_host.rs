@@ -484,3 +484,48 @@ fn a_record_a_java_converter_rejects_reaches_the_dead_letter_queue_with_its_stag
     );
     ferry.stop();
 }
+
+#[test]
+fn a_java_connector_s_transforms_are_checked_when_it_is_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker = worker_properties(dir.path(), port, 1000);
+    let mut text = std::fs::read_to_string(&worker).unwrap();
+    text.push_str(&format!("plugin.path={}\n", test_plugin_path()));
+    write_file(&worker, &text);
+    let ferry = Ferry::start(dir.path(), port, &worker, &[]);
+    let validate = |transform: &str| {
+        ferry.call(
+            "PUT",
+            "/connector-plugins/SequenceSourceConnector/config/validate",
+            Some(&format!(
+                r#"{{"connector.class":"dev.ferry.testplugin.SequenceSourceConnector","name":"v","topic":"t","transforms":"a","transforms.a.type":"{transform}"}}"#
+            )),
+        )
+    };
+    // Only the host has this one: it exists, so no error.
+    let (code, body) = validate("dev.ferry.testplugin.AffixValue");
+    assert_eq!(
+        (code, body["error_count"].clone()),
+        (200, serde_json::json!(0)),
+        "{body}"
+    );
+    // Ferry has this one too: configured as for a native connector (a missing field).
+    let (_, body) = validate("org.apache.kafka.connect.transforms.HoistField$Value");
+    assert_eq!(body["error_count"], 1, "{body}");
+    // Nobody has this one.
+    let (_, body) = validate("com.example.Nope");
+    assert_eq!(body["error_count"], 1, "{body}");
+    assert!(
+        body.to_string()
+            .contains("Class com.example.Nope could not be found."),
+        "{body}"
+    );
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(r#"{"name":"bad","config":{"connector.class":"dev.ferry.testplugin.SequenceSourceConnector","topic":"t","transforms":"a","transforms.a.type":"com.example.Nope"}}"#),
+    );
+    assert_eq!(code, 400, "{body}");
+    ferry.stop();
+}

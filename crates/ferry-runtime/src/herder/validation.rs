@@ -114,15 +114,18 @@ fn resolved_config_infos(
         });
     }
     // Transforms and predicates: every alias must resolve and configure. A hosted connector's
-    // chain is built by the plugin host, from its own plugins, when its tasks start.
-    let chain = if plugin.hosted {
-        Ok(TransformationChain::default())
-    } else {
-        TransformationChain::from_config(registry, config)
-    };
-    if let Err(e) = chain {
+    // chain runs in the plugin host with Kafka's classes; here its classes that Ferry also has
+    // are checked the same way, and those only the host has need only to exist there.
+    if let Err(e) = TransformationChain::from_config(registry, config) {
         for problem in e.problems {
-            add_problem(&mut configs, config, &problem.key, problem.message);
+            let hosted_class = plugin.hosted
+                && problem.key.ends_with(".type")
+                && config
+                    .get(&problem.key)
+                    .is_some_and(|class| registry.hosted_other(class.trim()).is_some());
+            if !hosted_class {
+                add_problem(&mut configs, config, &problem.key, problem.message);
+            }
         }
     }
     // KIP-158 topic creation settings of a source connector.
