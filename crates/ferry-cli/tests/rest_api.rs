@@ -646,7 +646,7 @@ fn https_listeners_with_client_authentication_and_admin_listeners_split_off() {
              listeners.https.ssl.key.password=ferry-pass\n\
              listeners.https.ssl.truststore.type=PEM\n\
              listeners.https.ssl.truststore.location={}\n\
-             listeners.https.ssl.client.authentication=required\n",
+             listeners.https.ssl.client.auth=required\n",
             tls.join("broker.p12").display(),
             tls.join("ca.pem").display()
         ),

@@ -13,7 +13,7 @@ use crate::connection::java_error;
 use crate::connector::header;
 use crate::host::PluginHost;
 use crate::lease::HostLease;
-use crate::task_start::{start_task, task_name};
+use crate::task_start::{close_task, start_task, stop_task, task_name};
 use crate::wire::encode_sink_batch;
 
 pub(crate) struct HostedSinkTask {
@@ -204,28 +204,12 @@ impl SinkTask for HostedSinkTask {
     }
 
     async fn stop(&mut self) -> ferry_api::error::Result<()> {
-        if let Some(conn) = self.conn.as_deref().filter(|c| c.is_alive()).cloned() {
-            conn.call(
-                "task.stop",
-                header(json!({ "task": self.task })),
-                &[],
-                self.host.settings.stop_timeout,
-            )
-            .await?;
-        }
-        Ok(())
+        stop_task(&self.host, self.conn.as_deref(), &self.task).await
     }
 }
 
 impl Drop for HostedSinkTask {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take().filter(|c| c.is_alive()) {
-            let _ = conn.send(
-                "task.close",
-                header(json!({ "task": self.task })),
-                &[],
-                self.host.settings.stop_timeout,
-            );
-        }
+        close_task(&self.host, self.conn.take(), &self.task, None);
     }
 }

@@ -13,7 +13,7 @@ use crate::connection::{Connection, PendingCall};
 use crate::connector::header;
 use crate::host::PluginHost;
 use crate::lease::HostLease;
-use crate::task_start::{start_task, task_name};
+use crate::task_start::{close_task, start_task, stop_task, task_name};
 use crate::wire::decode_source_batch;
 
 pub(crate) struct HostedSourceTask {
@@ -118,35 +118,19 @@ impl SourceTask for HostedSourceTask {
     }
 
     async fn stop(&mut self) -> ferry_api::error::Result<()> {
-        let conn = self.conn()?.clone();
-        if conn.is_alive() {
-            conn.call(
-                "task.stop",
-                header(json!({ "task": self.task })),
-                &[],
-                self.host.settings.stop_timeout,
-            )
-            .await?;
-        }
-        Ok(())
+        stop_task(&self.host, Some(self.conn()?), &self.task).await
     }
 }
 
 impl Drop for HostedSourceTask {
     /// The pipeline is done with the task: the last acknowledgements, then the host releases it.
     fn drop(&mut self) {
-        let Some(conn) = self.conn.take() else { return };
-        if !conn.is_alive() {
-            return;
-        }
-        let timeout = self.host.settings.stop_timeout;
-        let args = self.args();
-        let _ = conn.send("source.acks", header(args), &[], timeout);
-        let _ = conn.send(
-            "task.close",
-            header(json!({ "task": self.task })),
-            &[],
-            timeout,
+        let acks = self.args();
+        close_task(
+            &self.host,
+            self.conn.take(),
+            &self.task,
+            Some(("source.acks", acks)),
         );
     }
 }

@@ -1,4 +1,5 @@
-//! The start of a source or sink task in the plugin host, which both kinds share.
+//! The start, stop and release of a source or sink task in the plugin host, which both kinds
+//! share.
 
 use std::sync::Arc;
 
@@ -6,6 +7,7 @@ use ferry_api::task::TaskIdentity;
 use ferry_api::{ConfigMap, ConnectError};
 use serde_json::{json, Value};
 
+use crate::connection::Connection;
 use crate::connector::header;
 use crate::host::PluginHost;
 use crate::lease::HostLease;
@@ -43,4 +45,41 @@ pub(crate) async fn start_task(
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned())
+}
+
+/// Asks the host to stop the task (beside its thread, within the stop deadline); nothing to do
+/// when the task never started or its host is gone.
+pub(crate) async fn stop_task(
+    host: &PluginHost,
+    conn: Option<&Arc<Connection>>,
+    task: &str,
+) -> Result<(), ConnectError> {
+    if let Some(conn) = conn.filter(|c| c.is_alive()) {
+        conn.call(
+            "task.stop",
+            header(json!({ "task": task })),
+            &[],
+            host.settings.stop_timeout,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Tells the host the pipeline is done with the task (after `before`, e.g. the last
+/// acknowledgements), without waiting; dropping the lease then releases the host.
+pub(crate) fn close_task(
+    host: &PluginHost,
+    lease: Option<HostLease>,
+    task: &str,
+    before: Option<(&str, Value)>,
+) {
+    let Some(conn) = lease.filter(|c| c.is_alive()) else {
+        return;
+    };
+    let timeout = host.settings.stop_timeout;
+    if let Some((op, args)) = before {
+        let _ = conn.send(op, header(args), &[], timeout);
+    }
+    let _ = conn.send("task.close", header(json!({ "task": task })), &[], timeout);
 }

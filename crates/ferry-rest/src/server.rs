@@ -33,10 +33,12 @@ pub fn parse_listener(listener: &str) -> Result<SocketAddr, ServeError> {
 pub fn parse_listener_addr(listener: &str) -> Result<ListenerAddr, ServeError> {
     let bad = || ServeError::Listener(listener.to_owned());
     let trimmed = listener.trim();
-    let (https, rest) = if let Some(rest) = trimmed.strip_prefix("https://") {
-        (true, rest)
-    } else {
-        (false, trimmed.strip_prefix("http://").ok_or_else(bad)?)
+    // The protocol is case-insensitive, as in Java.
+    let (scheme, rest) = trimmed.split_once("://").ok_or_else(bad)?;
+    let https = match scheme.to_ascii_lowercase().as_str() {
+        "https" => true,
+        "http" => false,
+        _ => return Err(bad()),
     };
     let (host, port) = rest.rsplit_once(':').ok_or_else(bad)?;
     let port: u16 = port.trim_end_matches('/').parse().map_err(|_| bad())?;
@@ -100,6 +102,13 @@ impl ListenerPlan {
             let ssl = ssl_scope(props, prefix).ok_or_else(|| {
                 ServeError::Tls(format!("{key} has an https:// listener but no ssl.keystore settings ({prefix}ssl.* or ssl.*)"))
             })?;
+            for unsupported in ssl.jsse_only_keys() {
+                tracing::warn!(
+                    key = unsupported,
+                    listeners = key,
+                    "This REST TLS setting is read only by Java's JSSE and is ignored; OpenSSL negotiates TLS 1.2/1.3 with Mozilla's intermediate ciphers"
+                );
+            }
             ssl.acceptor()
                 .map(Arc::new)
                 .map_err(|why| ServeError::Tls(format!("{key}: {why}")))

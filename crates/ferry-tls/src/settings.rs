@@ -1,18 +1,18 @@
-//! Java's SSL keys (`ssl.keystore.*`, `ssl.truststore.*`, `ssl.client.authentication`, …) under
+//! Java's SSL keys (`ssl.keystore.*`, `ssl.truststore.*`, `ssl.client.auth`, …) under
 //! a prefix, and the OpenSSL server context they describe (Java's REST server's
 //! `SslContextFactory`).
 
 use std::collections::BTreeMap;
 
 use openssl::pkcs12::Pkcs12;
-use openssl::pkey::PKey;
+use openssl::pkey::{PKey, Private};
 use openssl::ssl::{SslAcceptor, SslMethod, SslVerifyMode};
 use openssl::x509::store::X509StoreBuilder;
 use openssl::x509::X509;
 
 use crate::stores;
 
-/// `ssl.client.authentication` of Java's REST server.
+/// `ssl.client.auth` of Java's REST server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ClientAuth {
     #[default]
@@ -35,6 +35,9 @@ impl std::fmt::Debug for JavaSsl {
             .finish()
     }
 }
+
+/// A private key, its leaf certificate and the rest of the chain.
+type Identity = (PKey<Private>, X509, Vec<X509>);
 
 /// Java's default store type.
 const DEFAULT_STORE_TYPE: &str = "JKS";
@@ -64,6 +67,26 @@ impl JavaSsl {
             .filter(|v| !v.is_empty())
     }
 
+    /// Keys of this scope that only Java's JSSE reads (protocol versions, cipher suites,
+    /// providers); OpenSSL's own choices apply instead, so callers warn about them.
+    pub fn jsse_only_keys(&self) -> Vec<&str> {
+        const JSSE_ONLY: &[&str] = &[
+            "ssl.protocol",
+            "ssl.enabled.protocols",
+            "ssl.cipher.suites",
+            "ssl.provider",
+            "ssl.keymanager.algorithm",
+            "ssl.trustmanager.algorithm",
+            "ssl.secure.random.implementation",
+            "ssl.engine.factory.class",
+        ];
+        self.values
+            .keys()
+            .map(String::as_str)
+            .filter(|k| JSSE_ONLY.contains(k))
+            .collect()
+    }
+
     /// Java's `ssl.endpoint.identification.algorithm`: `https` (the default) checks host names.
     pub fn verifies_host_names(&self) -> bool {
         self.values
@@ -72,12 +95,12 @@ impl JavaSsl {
     }
 
     pub fn client_auth(&self) -> Result<ClientAuth, String> {
-        match self.get("ssl.client.authentication").map(str::to_ascii_lowercase).as_deref() {
+        match self.get("ssl.client.auth").map(str::to_ascii_lowercase).as_deref() {
             None | Some("none") => Ok(ClientAuth::None),
             Some("requested") => Ok(ClientAuth::Requested),
             Some("required") => Ok(ClientAuth::Required),
             Some(other) => Err(format!(
-                "Invalid value {other} for configuration ssl.client.authentication: must be none, requested or required"
+                "Invalid value {other} for configuration ssl.client.auth: must be none, requested or required"
             )),
         }
     }
@@ -129,14 +152,11 @@ impl JavaSsl {
         stores::keystore_pem(location, store_type, password, self.get("ssl.key.password")).map(Some)
     }
 
-    /// An OpenSSL server context: the key store's key and chain, and with client
-    /// authentication the trust store's certificates to verify clients against.
-    pub fn acceptor(&self) -> Result<SslAcceptor, String> {
-        let material = self
-            .key_material()?
-            .ok_or_else(|| "an https listener needs ssl.keystore.location (or ssl.keystore.key and ssl.keystore.certificate.chain)".to_owned())?;
-        let mut builder = SslAcceptor::mozilla_intermediate_v5(SslMethod::tls_server())
-            .map_err(|e| e.to_string())?;
+    /// The key store's private key, leaf certificate and the rest of its chain.
+    fn identity(&self) -> Result<Option<Identity>, String> {
+        let Some(material) = self.key_material()? else {
+            return Ok(None);
+        };
         let key = match self.get("ssl.key.password") {
             Some(p) => {
                 PKey::private_key_from_pem_passphrase(material.key_pem.as_bytes(), p.as_bytes())
@@ -146,13 +166,24 @@ impl JavaSsl {
         .map_err(|_| {
             "the key store's private key cannot be read (is ssl.key.password right?)".to_owned()
         })?;
-        builder.set_private_key(&key).map_err(|e| e.to_string())?;
         let mut chain = X509::stack_from_pem(material.chain_pem.as_bytes())
             .map_err(|e| format!("the key store's certificate chain: {e}"))?
             .into_iter();
         let leaf = chain
             .next()
             .ok_or_else(|| "the key store holds no certificate".to_owned())?;
+        Ok(Some((key, leaf, chain.collect())))
+    }
+
+    /// An OpenSSL server context: the key store's key and chain, and with client
+    /// authentication the trust store's certificates to verify clients against.
+    pub fn acceptor(&self) -> Result<SslAcceptor, String> {
+        let (key, leaf, chain) = self.identity()?.ok_or_else(|| {
+            "an https listener needs ssl.keystore.location (or ssl.keystore.key and ssl.keystore.certificate.chain)".to_owned()
+        })?;
+        let mut builder = SslAcceptor::mozilla_intermediate_v5(SslMethod::tls_server())
+            .map_err(|e| e.to_string())?;
+        builder.set_private_key(&key).map_err(|e| e.to_string())?;
         builder.set_certificate(&leaf).map_err(|e| e.to_string())?;
         for extra in chain {
             builder
@@ -165,7 +196,7 @@ impl JavaSsl {
         let auth = self.client_auth()?;
         if auth != ClientAuth::None {
             let pem = self.trust_pem()?.ok_or_else(|| {
-                "ssl.client.authentication needs a trust store (ssl.truststore.location or ssl.truststore.certificates)".to_owned()
+                "ssl.client.auth needs a trust store (ssl.truststore.location or ssl.truststore.certificates)".to_owned()
             })?;
             let mut store = X509StoreBuilder::new().map_err(|e| e.to_string())?;
             for cert in X509::stack_from_pem(pem.as_bytes()).map_err(|e| e.to_string())? {
@@ -186,24 +217,11 @@ impl JavaSsl {
 
     /// A PKCS12 bundle of the key material, for HTTP clients that present a certificate.
     pub fn client_identity_pkcs12(&self) -> Result<Option<Vec<u8>>, String> {
-        let Some(material) = self.key_material()? else {
+        let Some((key, leaf, chain)) = self.identity()? else {
             return Ok(None);
         };
-        let key = match self.get("ssl.key.password") {
-            Some(p) => {
-                PKey::private_key_from_pem_passphrase(material.key_pem.as_bytes(), p.as_bytes())
-            }
-            None => PKey::private_key_from_pem(material.key_pem.as_bytes()),
-        }
-        .map_err(|_| "the key store's private key cannot be read".to_owned())?;
-        let mut certs = X509::stack_from_pem(material.chain_pem.as_bytes())
-            .map_err(|e| e.to_string())?
-            .into_iter();
-        let leaf = certs
-            .next()
-            .ok_or_else(|| "the key store holds no certificate".to_owned())?;
         let mut extra = openssl::stack::Stack::new().map_err(|e| e.to_string())?;
-        for c in certs {
+        for c in chain {
             extra.push(c).map_err(|e| e.to_string())?;
         }
         let bundle = Pkcs12::builder()

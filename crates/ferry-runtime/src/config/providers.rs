@@ -16,8 +16,13 @@ pub const DIRECTORY_PROVIDER: &str =
     "org.apache.kafka.common.config.provider.DirectoryConfigProvider";
 pub const ENV_PROVIDER: &str = "org.apache.kafka.common.config.provider.EnvVarConfigProvider";
 
-/// Java's `ConfigTransformer.DEFAULT_PATTERN`.
-const VARIABLE: &str = r"\$\{([^}]*?):(([^}]*?):)?([^}]*?)\}";
+/// Java's `ConfigTransformer.DEFAULT_PATTERN`, compiled once.
+fn variable_pattern() -> &'static Regex {
+    static PATTERN: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    PATTERN.get_or_init(|| {
+        Regex::new(r"\$\{([^}]*?):(([^}]*?):)?([^}]*?)\}").expect("the variable pattern compiles")
+    })
+}
 
 /// A provider could not be configured.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -156,12 +161,11 @@ pub fn resolve_worker_props(props: &ConfigMap) -> Result<ConfigMap, ProviderErro
 #[derive(Debug, Clone)]
 pub struct ConfigTransformer {
     providers: BTreeMap<String, Provider>,
-    pattern: Regex,
 }
 
 /// Whether `value` holds a `${provider:…}` variable.
 pub fn has_variables(value: &str) -> bool {
-    value.contains("${") && Regex::new(VARIABLE).is_ok_and(|r| r.is_match(value))
+    value.contains("${") && variable_pattern().is_match(value)
 }
 
 impl ConfigTransformer {
@@ -196,10 +200,7 @@ impl ConfigTransformer {
                 .collect();
             providers.insert(name.to_owned(), Provider::new(name, class, params)?);
         }
-        Ok(Some(ConfigTransformer {
-            providers,
-            pattern: Regex::new(VARIABLE).expect("the variable pattern compiles"),
-        }))
+        Ok(Some(ConfigTransformer { providers }))
     }
 
     /// `config` with every variable whose provider, path and key resolve replaced by its value;
@@ -213,8 +214,7 @@ impl ConfigTransformer {
                 if !v.contains("${") {
                     return (k.clone(), v.clone());
                 }
-                let resolved = self
-                    .pattern
+                let resolved = variable_pattern()
                     .replace_all(v, |caps: &regex::Captures<'_>| {
                         let whole = caps[0].to_owned();
                         let name = &caps[1];
