@@ -36,13 +36,37 @@ pub fn request(
     body: Option<(&str, Option<&str>)>,
     timeout: Duration,
 ) -> anyhow::Result<Answer> {
+    let response = exchange(port, method, path, body, "application/json", timeout)?;
+    parse_response(&response)
+}
+
+/// A `GET` whose answer is text rather than JSON (Prometheus metrics): the status and the body
+/// as sent.
+pub fn get_text(
+    port: u16,
+    path: &str,
+    accept: &str,
+    timeout: Duration,
+) -> anyhow::Result<(u16, String)> {
+    let response = exchange(port, "GET", path, None, accept, timeout)?;
+    let (status, _, body) = split_response(&response)?;
+    Ok((status, body))
+}
+
+fn exchange(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<(&str, Option<&str>)>,
+    accept: &str,
+    timeout: Duration,
+) -> anyhow::Result<Vec<u8>> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))
         .with_context(|| format!("connecting to 127.0.0.1:{port}"))?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
-    let mut head = format!(
-        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nAccept: application/json\r\n"
-    );
+    let mut head =
+        format!("{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nAccept: {accept}\r\n");
     let bytes = match body {
         Some((text, content_type)) => {
             if let Some(ct) = content_type {
@@ -60,10 +84,11 @@ pub fn request(
     stream
         .read_to_end(&mut response)
         .with_context(|| format!("reading the answer to {method} {path}"))?;
-    parse_response(&response)
+    Ok(response)
 }
 
-fn parse_response(response: &[u8]) -> anyhow::Result<Answer> {
+/// Status, `Location` and body text of a raw answer.
+fn split_response(response: &[u8]) -> anyhow::Result<(u16, Option<String>, String)> {
     let text = String::from_utf8_lossy(response);
     let Some((head, body)) = text.split_once("\r\n\r\n") else {
         bail!(
@@ -81,10 +106,15 @@ fn parse_response(response: &[u8]) -> anyhow::Result<Answer> {
         .filter_map(|l| l.split_once(':'))
         .find(|(k, _)| k.trim().eq_ignore_ascii_case("location"))
         .map(|(_, v)| v.trim().to_owned());
+    Ok((status, location, body.to_owned()))
+}
+
+fn parse_response(response: &[u8]) -> anyhow::Result<Answer> {
+    let (status, location, body) = split_response(response)?;
     let body = if body.trim().is_empty() {
         Value::Null
     } else {
-        serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_owned()))
+        serde_json::from_str(&body).unwrap_or(Value::String(body))
     };
     Ok(Answer {
         status,

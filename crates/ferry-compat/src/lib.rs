@@ -10,6 +10,7 @@ pub mod compare;
 pub mod condition;
 pub mod http;
 pub mod kafka;
+pub mod metrics;
 pub mod normalize;
 pub mod report;
 pub mod runner;

@@ -42,6 +42,8 @@ pub enum Observation {
 pub struct SystemContext<'a> {
     pub system: System,
     pub port: u16,
+    /// Where `metrics` steps scrape (see [`Endpoint::metrics_port`]).
+    pub metrics_port: Option<u16>,
     pub names: Names,
     pub dir: PathBuf,
     pub bootstrap: &'a str,
@@ -181,6 +183,24 @@ pub fn observe(step: &Step, ctx: &SystemContext<'_>) -> Observation {
             Action::Sleep(s) => {
                 std::thread::sleep(seconds(*s));
                 Observation::Done
+            }
+            Action::Metrics(request) => {
+                let port = ctx.metrics_port.with_context(|| {
+                    format!("the {} worker serves no metrics", ctx.system.label())
+                })?;
+                let path = ctx.names.substitute(&request.path);
+                let (status, text) =
+                    crate::http::get_text(port, &path, crate::metrics::ACCEPT, REQUEST_TIMEOUT)?;
+                // The scrape in full (label values too), for reading a difference; the answers
+                // file keeps only what is compared.
+                let _ = std::fs::write(ctx.dir.join(format!("metrics-{}.prom", step.id)), &text);
+                let body = if status == 200 {
+                    crate::metrics::body(&text, &ctx.names)
+                        .with_context(|| format!("the metrics at port {port}{path}"))?
+                } else {
+                    serde_json::from_str(&text).unwrap_or(Value::String(text))
+                };
+                Observation::Answer(Answer::new(status, body))
             }
         })
     })();
@@ -367,6 +387,24 @@ pub fn compare_step(
                 ));
             }
         }
+        (Action::Metrics(request), Observation::Answer(j), Observation::Answer(f)) => {
+            for (system, a) in [("Java", j), ("Ferry", f)] {
+                if a.status != 200 {
+                    out.push(Difference::broken(
+                        "@status",
+                        format!(
+                            "{system} answered {} to {}: {}",
+                            a.status,
+                            request.describe(),
+                            a.body
+                        ),
+                    ));
+                }
+            }
+            if out.is_empty() && step.compare {
+                compare_answers(step, request, j, f, jn, fnames, &mut out);
+            }
+        }
         (_, Observation::Done, Observation::Done) => {}
         (_, j, f) => out.push(Difference::broken(
             "@error",
@@ -535,12 +573,24 @@ fn finish(
     }
 }
 
-/// Runs one scenario against both systems; `workers` maps each system to `(port, address)`.
+/// Where one system's worker of a profile answers.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub system: System,
+    /// The REST port.
+    pub port: u16,
+    /// The worker id it reports, `host:port`.
+    pub address: String,
+    /// Where it serves Prometheus metrics, if it does.
+    pub metrics_port: Option<u16>,
+}
+
+/// Runs one scenario against both systems (`workers`: Java's, then Ferry's).
 pub fn run_scenario(
     scenario: &Scenario,
     run: &str,
     work: &Path,
-    workers: &[(System, u16, String); 2],
+    workers: &[Endpoint; 2],
     bootstrap: &str,
 ) -> ScenarioRecord {
     let start = Instant::now();
@@ -550,13 +600,14 @@ pub fn run_scenario(
     }
     let contexts: Vec<SystemContext<'_>> = workers
         .iter()
-        .map(|(system, port, address)| {
-            let dir = work.join(system.short()).join(&scenario.name);
+        .map(|w| {
+            let dir = work.join(w.system.short()).join(&scenario.name);
             let _ = std::fs::create_dir_all(&dir);
             SystemContext {
-                system: *system,
-                port: *port,
-                names: Names::new(run, &scenario.name, *system, &dir, address, &used),
+                system: w.system,
+                port: w.port,
+                metrics_port: w.metrics_port,
+                names: Names::new(run, &scenario.name, w.system, &dir, &w.address, &used),
                 dir,
                 bootstrap,
             }
@@ -688,12 +739,17 @@ pub fn run_suite(opts: &Options) -> anyhow::Result<SuiteReport> {
         opts.scenarios.len(),
         work.display()
     );
-    let ports: HashMap<String, [(System, u16, String); 2]> = profiles
+    let ports: HashMap<String, [Endpoint; 2]> = profiles
         .iter()
         .map(|p| {
             let side = |s: System| {
                 let w = &workers[&((*p).to_owned(), s)];
-                (s, w.port, w.address())
+                Endpoint {
+                    system: s,
+                    port: w.port,
+                    address: w.address(),
+                    metrics_port: w.metrics_port,
+                }
             };
             ((*p).to_owned(), [side(System::Java), side(System::Ferry)])
         })

@@ -47,6 +47,7 @@ struct StepFile {
     expect_file_lines: Option<String>,
     expect_topic_records: Option<String>,
     sleep: Option<f64>,
+    metrics: Option<String>,
     // Request bodies (call, wait).
     body: Option<toml::Value>,
     json: Option<String>,
@@ -131,6 +132,8 @@ pub enum Action {
         timeout_s: f64,
     },
     Sleep(f64),
+    /// A Prometheus scrape (`GET /metrics`): Java's JMX exporter agent, Ferry's REST port.
+    Metrics(Request),
 }
 
 /// One step, ready to run on both systems.
@@ -164,6 +167,7 @@ impl Step {
                 format!("{count} records in {topic}")
             }
             Action::Sleep(s) => format!("sleep {s}s"),
+            Action::Metrics(request) => format!("metrics {}", request.describe()),
         }
     }
 }
@@ -223,9 +227,10 @@ fn convert(index: usize, step: StepFile) -> anyhow::Result<Step> {
         step.expect_file_lines.is_some(),
         step.expect_topic_records.is_some(),
         step.sleep.is_some(),
+        step.metrics.is_some(),
     ];
     if actions.iter().filter(|a| **a).count() != 1 {
-        bail!("a step needs exactly one of call, wait, write_file, append_file, mkdir, produce, expect_file_lines, expect_topic_records, sleep");
+        bail!("a step needs exactly one of call, wait, write_file, append_file, mkdir, produce, expect_file_lines, expect_topic_records, sleep, metrics");
     }
     let timeout_s = step.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
     let needs_count = |what: &str| step.count.with_context(|| format!("{what} needs a count"));
@@ -275,6 +280,12 @@ fn convert(index: usize, step: StepFile) -> anyhow::Result<Step> {
             count: needs_count("expect_topic_records")?,
             timeout_s,
         }
+    } else if let Some(m) = &step.metrics {
+        let request = parse_request(m, &step)?;
+        if request.method != "GET" {
+            bail!("`{m}`: metrics are scraped with GET");
+        }
+        Action::Metrics(request)
     } else {
         Action::Sleep(step.sleep.unwrap_or_default())
     };
@@ -319,6 +330,11 @@ impl Scenario {
             .any(|(p, _)| *p == file.profile)
         {
             bail!("scenario {name}: unknown profile {}", file.profile);
+        }
+        let metrics = crate::workers::METRICS_PROFILE;
+        if file.profile != metrics && steps.iter().any(|s| matches!(s.action, Action::Metrics(_))) {
+            // Only that profile's Java worker runs the metrics agent.
+            bail!("scenario {name}: metrics steps need profile = \"{metrics}\"");
         }
         Ok(Scenario {
             name: name.to_owned(),
@@ -406,6 +422,19 @@ count = 2
             other => panic!("{other:?}"),
         }
         assert!(matches!(s.steps[1].action, Action::Wait { timeout_s, .. } if timeout_s == 5.0));
+    }
+
+    #[test]
+    fn metrics_steps_are_gets_in_the_metrics_profile() {
+        let ok =
+            "description = \"d\"\nprofile = \"metrics\"\n[[step]]\nmetrics = \"GET /metrics\"\n";
+        let s = Scenario::parse("x", ok).unwrap();
+        assert_eq!(s.steps[0].describe(), "metrics GET /metrics");
+        let default = ok.replace("profile = \"metrics\"\n", "");
+        assert!(Scenario::parse("x", &default).is_err());
+        assert!(Scenario::parse("x", &ok.replace("GET", "POST")).is_err());
+        let body = format!("{ok}body = {{ a = 1 }}\n");
+        assert!(Scenario::parse("x", &body).is_err());
     }
 
     #[test]

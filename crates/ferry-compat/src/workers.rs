@@ -19,7 +19,17 @@ pub const PROFILES: &[(&str, &str)] = &[
     // The repository's Java test plugin on plugin.path: Java Connect loads it, Ferry runs it in
     // its plugin host.
     ("test-plugin", "plugin.path={test_plugin_path}\n"),
+    // Prometheus metrics: the Java worker runs the JMX exporter agent (see `metrics_agent_opts`),
+    // Ferry serves GET /metrics on its REST port anyway.
+    (METRICS_PROFILE, ""),
 ];
+
+/// The profile whose workers both serve Prometheus metrics (`metrics` steps need it).
+pub const METRICS_PROFILE: &str = "metrics";
+
+/// The Prometheus JMX exporter agent the Java worker runs: the renderer Strimzi's rules
+/// (`metrics/jmx-exporter-connect.yml`) are written for.
+const JMX_EXPORTER_VERSION: &str = "1.0.1";
 
 /// Where `scripts/plugin-host test-plugin` leaves the test plugin's plugin.path directory.
 pub const TEST_PLUGIN_PATH_ENV: &str = "FERRY_TEST_PLUGIN_PATH";
@@ -50,6 +60,9 @@ pub struct Worker {
     pub system: System,
     pub profile: String,
     pub port: u16,
+    /// Where `GET /metrics` answers: Java's JMX exporter agent (metrics profile only), Ferry's
+    /// REST port.
+    pub metrics_port: Option<u16>,
     pub dir: PathBuf,
     pub log: PathBuf,
     child: Option<Child>,
@@ -58,6 +71,59 @@ pub struct Worker {
 fn free_port() -> anyhow::Result<u16> {
     let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
     Ok(listener.local_addr()?.port())
+}
+
+/// The JMX exporter agent jar in the local Maven repository, fetched there with `mvn` when
+/// absent (the suite needs no other Maven set-up than `scripts/java-connect` does).
+fn jmx_exporter_agent() -> anyhow::Result<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .context("HOME is not set: the JMX exporter agent is looked up in ~/.m2")?;
+    let v = JMX_EXPORTER_VERSION;
+    let jar = PathBuf::from(home)
+        .join(".m2/repository/io/prometheus/jmx/jmx_prometheus_javaagent")
+        .join(v)
+        .join(format!("jmx_prometheus_javaagent-{v}.jar"));
+    if !jar.is_file() {
+        let artifact = format!("io.prometheus.jmx:jmx_prometheus_javaagent:{v}");
+        let status = Command::new("mvn")
+            .args(["-q", "-B", "-Dstyle.color=never", "dependency:get"])
+            .arg(format!("-Dartifact={artifact}"))
+            .arg("-Dtransitive=false")
+            .stdin(Stdio::null())
+            .status()
+            .context("running mvn to fetch the JMX exporter agent (is Maven installed?)")?;
+        if !status.success() {
+            bail!("`mvn dependency:get -Dartifact={artifact}` failed ({status}): the metrics profile's Java worker needs that agent");
+        }
+        if !jar.is_file() {
+            bail!(
+                "mvn fetched {artifact}, but not to {} (another localRepository in settings.xml?)",
+                jar.display()
+            );
+        }
+    }
+    Ok(jar)
+}
+
+/// `KAFKA_OPTS` (kept, then extended) that make the Java worker serve its metrics on
+/// `127.0.0.1:port` through the JMX exporter agent with Strimzi's rules.
+fn metrics_agent_opts(port: u16) -> anyhow::Result<String> {
+    let jar = jmx_exporter_agent()?;
+    let rules = crate::crate_dir().join("metrics/jmx-exporter-connect.yml");
+    if !rules.is_file() {
+        bail!("the JMX exporter rules {} are missing", rules.display());
+    }
+    let agent = format!(
+        "-javaagent:{}=127.0.0.1:{port}:{}",
+        jar.display(),
+        rules.display()
+    );
+    // scripts/java-connect splits KAFKA_OPTS on whitespace.
+    if agent.contains(char::is_whitespace) {
+        bail!("the agent's paths must not contain whitespace: {agent}");
+    }
+    let existing = std::env::var("KAFKA_OPTS").unwrap_or_default();
+    Ok(format!("{existing} {agent}").trim().to_owned())
 }
 
 /// The worker properties both systems get (plus the profile's).
@@ -106,6 +172,7 @@ impl Worker {
         let log = dir.join("worker.log");
         let out = File::create(&log)?;
         let err = out.try_clone()?;
+        let mut metrics_port = None;
         let mut command = match system {
             System::Java => {
                 let mut c = Command::new(setup.root.join("scripts/java-connect"));
@@ -113,9 +180,19 @@ impl Worker {
                     .arg(&properties)
                     .env("CONNECT_LOG_FILE", dir.join("connect.log"))
                     .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G");
+                if profile == METRICS_PROFILE {
+                    // Two free ports asked for in a row can be the same one.
+                    let mut agent_port = free_port()?;
+                    while agent_port == port {
+                        agent_port = free_port()?;
+                    }
+                    c.env("KAFKA_OPTS", metrics_agent_opts(agent_port)?);
+                    metrics_port = Some(agent_port);
+                }
                 c
             }
             System::Ferry => {
+                metrics_port = Some(port);
                 let mut c = Command::new(&setup.ferry_bin);
                 c.arg("standalone")
                     .arg(&properties)
@@ -135,6 +212,7 @@ impl Worker {
             system,
             profile: profile.to_owned(),
             port,
+            metrics_port,
             dir: dir.to_owned(),
             log,
             child: Some(child),

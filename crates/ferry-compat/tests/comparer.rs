@@ -176,3 +176,71 @@ fn every_scenario_and_the_accepted_file_parse() {
     }
     assert!(Path::new(&ferry_compat::default_accepted_file()).is_file());
 }
+
+const METRICS: &str = r#"
+description = "metric names"
+profile = "metrics"
+[[step]]
+id = "scrape"
+metrics = "GET /metrics"
+"#;
+
+fn scraped(status: u16, body: Value) -> Value {
+    json!({"status": status, "location": null, "body": body})
+}
+
+#[test]
+fn metric_keys_are_paths_that_accepted_differences_can_name() {
+    let scenario = Scenario::parse("metrics-keys", METRICS).unwrap();
+    let dir = recorded(
+        "metrickeys",
+        "metrics-keys",
+        json!([{"step": "scrape",
+            "java": scraped(200, json!({"a_total{connector,task}": "counter", "b{}": "gauge", "c{clientid}": "gauge"})),
+            "ferry": scraped(200, json!({"a_total{connector,task}": "gauge", "b{}": "gauge", "d{clientid,topic}": "counter"}))}]),
+    );
+    let accepted = Accepted::parse_file(
+        r#"
+[[difference]]
+scenario = "metrics-keys"
+step = "scrape"
+path = "body.c{*}"
+kind = "java-only"
+reason = "Ferry bug, not fixed yet: a test"
+"#,
+    )
+    .unwrap();
+    let report = recheck(&dir, &[scenario], &accepted).unwrap();
+    let diffs = &report.scenarios[0].steps[0].diffs;
+    let seen: Vec<(&str, Kind, bool)> = diffs
+        .iter()
+        .map(|d| (d.path.as_str(), d.kind, d.accepted.is_some()))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("body.a_total{connector,task}", Kind::Differs, false),
+            ("body.c{clientid}", Kind::JavaOnly, true),
+            ("body.d{clientid,topic}", Kind::FerryOnly, false),
+        ]
+    );
+}
+
+#[test]
+fn a_metrics_endpoint_that_does_not_answer_200_breaks_the_scenario() {
+    let scenario = Scenario::parse("metrics-missing", METRICS).unwrap();
+    let dir = recorded(
+        "metricsmissing",
+        "metrics-missing",
+        json!([{"step": "scrape",
+            "java": scraped(200, json!({"b{}": "gauge"})),
+            "ferry": scraped(404, json!({"error_code": 404, "message": "HTTP 404 Not Found"}))}]),
+    );
+    let report = recheck(&dir, &[scenario], &accepted()).unwrap();
+    let diffs = &report.scenarios[0].steps[0].diffs;
+    assert_eq!(diffs.len(), 1, "{}", report.details(false));
+    assert_eq!(
+        (diffs[0].path.as_str(), diffs[0].kind),
+        ("@status", Kind::Broken)
+    );
+}

@@ -11,10 +11,12 @@ use rdkafka::consumer::{
 };
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Headers, Message};
+use rdkafka::statistics::Statistics;
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
 use crate::cluster::ConnectionFailure;
+use crate::stats::ClientStats;
 use crate::KafkaClientError;
 
 /// Partitions given to or taken from this consumer.
@@ -46,11 +48,16 @@ struct SinkConsumerContext {
     safe_offsets: SafeOffsets,
     /// The first authentication or TLS failure; polls would otherwise come back empty forever.
     failure: ConnectionFailure,
+    stats: Arc<ClientStats>,
 }
 
 impl ClientContext for SinkConsumerContext {
     fn error(&self, error: KafkaError, reason: &str) {
         self.failure.observe("Consumer", &error, reason);
+    }
+
+    fn stats(&self, statistics: Statistics) {
+        self.stats.update(statistics);
     }
 }
 
@@ -122,6 +129,7 @@ impl SinkConsumer {
             events: tx,
             safe_offsets: safe_offsets.clone(),
             failure: ConnectionFailure::default(),
+            stats: Arc::default(),
         };
         let inner: StreamConsumer<SinkConsumerContext> = config
             .create_with_context(context)
@@ -207,6 +215,12 @@ impl SinkConsumer {
             safe.extend(offsets.iter().map(|(k, v)| (k.clone(), *v)));
         }
         Ok(())
+    }
+
+    /// The statistics librdkafka reports for this consumer (when `statistics.interval.ms` is
+    /// set).
+    pub fn stats(&self) -> Arc<ClientStats> {
+        self.inner.context().stats.clone()
     }
 
     pub fn pause(&self, partitions: &[(String, i32)]) -> Result<(), KafkaClientError> {

@@ -1,15 +1,18 @@
 //! A producer that reports each record's acknowledgement back to the task that sent it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Header, Message, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::statistics::Statistics;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use tokio::sync::mpsc;
 
 use crate::cluster::ConnectionFailure;
+use crate::stats::ClientStats;
 use crate::KafkaClientError;
 
 /// The broker's answer for one sent record, tagged with the sequence number given to `send`.
@@ -33,11 +36,16 @@ struct AckContext {
     acks: mpsc::UnboundedSender<Ack>,
     /// The first authentication or TLS failure; records would otherwise wait forever.
     failure: ConnectionFailure,
+    stats: Arc<ClientStats>,
 }
 
 impl ClientContext for AckContext {
     fn error(&self, error: KafkaError, reason: &str) {
         self.failure.observe("Producer", &error, reason);
+    }
+
+    fn stats(&self, statistics: Statistics) {
+        self.stats.update(statistics);
     }
 }
 
@@ -50,7 +58,10 @@ impl ProducerContext for AckContext {
                 partition: msg.partition(),
                 offset: msg.offset(),
             }),
-            Err((err, _)) => Err(err.clone()),
+            Err((err, _)) => {
+                self.stats.record_error();
+                Err(err.clone())
+            }
         };
         // The receiver is gone only when the task has stopped caring about acknowledgements.
         let _ = self.acks.send(Ack { seq, result });
@@ -92,6 +103,7 @@ impl AckingProducer {
             .create_with_context(AckContext {
                 acks: tx,
                 failure: ConnectionFailure::default(),
+                stats: Arc::default(),
             })
             .map_err(|cause| KafkaClientError::Create {
                 role: "producer",
@@ -151,6 +163,12 @@ impl AckingProducer {
     /// which names the broker): no record will ever be delivered with these settings.
     pub fn connection_failure(&self) -> Option<String> {
         self.inner.context().failure.get()
+    }
+
+    /// The statistics librdkafka reports for this producer (when `statistics.interval.ms` is
+    /// set).
+    pub fn stats(&self) -> Arc<ClientStats> {
+        self.inner.context().stats.clone()
     }
 
     /// Records queued or in flight.

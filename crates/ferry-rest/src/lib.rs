@@ -132,6 +132,15 @@ pub fn service_with(state: AppState, extra: impl FnOnce(Router) -> Router) -> Se
     tower::ServiceExt::map_request(router, trim_trailing_slash as fn(_) -> _)
 }
 
+/// The router of a metrics listener: `GET /metrics` and nothing else.
+pub fn metrics_service(state: AppState) -> Service {
+    let router = Router::new()
+        .route("/metrics", get(root::metrics))
+        .fallback(error::not_found_fallback)
+        .with_state(state);
+    tower::ServiceExt::map_request(router, trim_trailing_slash as fn(_) -> _)
+}
+
 fn trim_trailing_slash(mut request: axum::extract::Request) -> axum::extract::Request {
     let path = request.uri().path();
     if path.len() > 1 && path.ends_with('/') {
@@ -153,6 +162,7 @@ pub fn router_with(state: AppState) -> Router {
     Router::new()
         .route("/", get(root::server_info))
         .route("/health", get(root::health))
+        .route("/metrics", get(root::metrics))
         .route("/openapi.json", get(root::openapi))
         .route(
             "/connectors",

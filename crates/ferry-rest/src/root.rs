@@ -31,6 +31,19 @@ pub(crate) async fn health(State(state): State<AppState>) -> (StatusCode, Json<V
     }
 }
 
+/// `GET /metrics`: the worker's metrics in the Prometheus text exposition format.
+pub(crate) async fn metrics(
+    State(state): State<AppState>,
+) -> ([(axum::http::HeaderName, &'static str); 1], String) {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.herder.render_metrics(),
+    )
+}
+
 /// The OpenAPI document of this API (checked against the router by `tests/openapi.rs`).
 pub const OPENAPI: &str = include_str!("../openapi.json");
 

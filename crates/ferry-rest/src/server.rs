@@ -62,6 +62,8 @@ pub struct ListenerPlan {
     pub tls: Option<Arc<SslAcceptor>>,
     /// For `https://` admin listeners: `admin.listeners.https.ssl.*`, else the worker's `ssl.*`.
     pub admin_tls: Option<Arc<SslAcceptor>>,
+    /// `ferry.metrics.listeners`: plain HTTP listeners serving only `GET /metrics`.
+    pub metrics_listeners: Vec<String>,
 }
 
 fn list(value: &str) -> Vec<String> {
@@ -132,11 +134,24 @@ impl ListenerPlan {
             }
             _ => None,
         };
+        let metrics_listeners = props
+            .get(ferry_runtime::metrics::METRICS_LISTENERS)
+            .map(|v| list(v))
+            .unwrap_or_default();
+        for listener in &metrics_listeners {
+            if parse_listener_addr(listener)?.https {
+                return Err(ServeError::Listener(format!(
+                    "{listener} ({}: metrics listeners are http:// only; use an https:// REST listener for /metrics over TLS)",
+                    ferry_runtime::metrics::METRICS_LISTENERS
+                )));
+            }
+        }
         Ok(ListenerPlan {
             listeners,
             admin_listeners,
             tls,
             admin_tls,
+            metrics_listeners,
         })
     }
 }
@@ -157,7 +172,8 @@ async fn admin_only(
 }
 
 /// Binds every listener now (so a taken port fails start-up) and serves in the background;
-/// answers the bound addresses in order (listeners, then admin listeners).
+/// answers the bound addresses in order (listeners, then admin listeners, then metrics
+/// listeners).
 pub async fn serve(
     state: crate::AppState,
     plan: &ListenerPlan,
@@ -173,6 +189,7 @@ pub async fn serve(
         ..state.clone()
     };
     let main_app = crate::service(main_state);
+    let metrics_app = crate::metrics_service(state.clone());
     let mut bound = Vec::new();
     let mut servers = tokio::task::JoinSet::new();
     for listener in &plan.listeners {
@@ -198,6 +215,13 @@ pub async fn serve(
                 shutdown.clone(),
             )
             .await?;
+            bound.push(addr);
+            servers.spawn(task);
+        }
+    }
+    if !plan.metrics_listeners.is_empty() {
+        for listener in &plan.metrics_listeners {
+            let (addr, task) = bind(listener, metrics_app.clone(), None, shutdown.clone()).await?;
             bound.push(addr);
             servers.spawn(task);
         }

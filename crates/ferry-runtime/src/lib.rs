@@ -4,6 +4,7 @@
 pub mod config;
 pub mod errors;
 pub mod herder;
+pub mod metrics;
 pub mod plugins;
 pub mod status;
 pub mod storage;

@@ -507,6 +507,10 @@ impl Herder for DistributedHerder {
     fn kafka_cluster_id(&self) -> String {
         self.cluster_id.clone()
     }
+
+    fn render_metrics(&self) -> String {
+        self.worker.render_metrics()
+    }
 }
 
 impl DistributedHerder {

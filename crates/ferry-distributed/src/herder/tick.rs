@@ -18,6 +18,7 @@ use crate::herder::assign::LeaderAssignor;
 use crate::herder::view::Owned;
 use crate::herder::{signing, DistributedHerder};
 use crate::protocol::{self, ConnectProtocolCompatibility};
+use ferry_runtime::metrics::{GroupMetrics, Rebalanced};
 
 /// First retry of a failed task-config publication; doubles up to a minute, as Java's does.
 const RECONFIGURE_BACKOFF: Duration = Duration::from_millis(250);
@@ -52,6 +53,8 @@ pub(crate) struct Tick {
     retries: std::collections::BTreeMap<String, (Instant, Duration)>,
     /// Connectors the loop knows (the snapshot of the last processed change).
     known: BTreeSet<String>,
+    /// Java's rebalance and coordinator metrics of this worker.
+    group_metrics: Arc<GroupMetrics>,
 }
 
 fn compatibility(mode: crate::config::ProtocolMode) -> ConnectProtocolCompatibility {
@@ -59,6 +62,15 @@ fn compatibility(mode: crate::config::ProtocolMode) -> ConnectProtocolCompatibil
         crate::config::ProtocolMode::Eager => ConnectProtocolCompatibility::Eager,
         crate::config::ProtocolMode::Compatible => ConnectProtocolCompatibility::Compatible,
         crate::config::ProtocolMode::Sessioned => ConnectProtocolCompatibility::Sessioned,
+    }
+}
+
+/// The protocol in use as Java's rebalance metrics name it (its compatibility enum).
+fn protocol_metric_name(version: i16) -> &'static str {
+    match version {
+        0 => "EAGER",
+        1 => "COMPATIBLE",
+        _ => "SESSIONED",
     }
 }
 
@@ -78,7 +90,10 @@ impl Tick {
     ) -> Self {
         let max_delay = herder.config.scheduled_rebalance_max_delay;
         let known = herder.configs.snapshot().connectors().into_iter().collect();
+        let group_metrics = Arc::new(GroupMetrics::new(herder.worker.worker_id()));
+        herder.worker.metrics().set_group(group_metrics.clone());
         Tick {
+            group_metrics,
             herder,
             member,
             assignor: LeaderAssignor::new(max_delay),
@@ -265,6 +280,7 @@ impl Tick {
     /// One round: join, assign (leader), sync, then stop what was revoked and start what is new.
     async fn rebalance(&mut self) -> Result<RoundOutcome, GroupError> {
         let herder = self.herder.clone();
+        self.group_metrics.rebalance_started();
         let mode = compatibility(herder.config.protocol);
         let eager_generation = {
             let view = herder.view();
@@ -406,6 +422,13 @@ impl Tick {
             delay = assignment.delay,
             "Rebalance complete"
         );
+        self.group_metrics.rebalance_completed(&Rebalanced {
+            protocol: protocol_metric_name(version),
+            leader_url: &assignment.leader_url,
+            epoch: i64::from(joined.generation_id),
+            connectors: owned.connectors.len(),
+            tasks: owned.tasks.len(),
+        });
         Ok(RoundOutcome {
             rejoin_now: assignment.has_revocations(),
             rejoin_at: (assignment.delay > 0).then(|| {

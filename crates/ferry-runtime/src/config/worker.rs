@@ -43,6 +43,8 @@ const FERRY_KEYS: &[&str] = &[
     PLUGIN_PREFERENCE,
     PLUGIN_HOST_CALL_TIMEOUT_MS,
     PLUGIN_HOST_PER_CONNECTOR,
+    crate::metrics::CLIENT_STATISTICS_INTERVAL,
+    crate::metrics::METRICS_LISTENERS,
 ];
 
 const PASS_THROUGH_PREFIXES: &[&str] = &[
@@ -152,10 +154,25 @@ pub struct WorkerConfig {
     pub offset_file: Option<String>,
     pub topic_tracking: bool,
     pub topic_tracking_allow_reset: bool,
+    /// How often connector clients report librdkafka statistics for the client metrics.
+    pub client_statistics_interval_ms: u64,
 }
 
 fn millis(v: i64) -> Duration {
     Duration::from_millis(u64::try_from(v).unwrap_or(0))
+}
+
+fn client_statistics_interval(props: &ConfigMap) -> Result<u64, ConfigError> {
+    let key = crate::metrics::CLIENT_STATISTICS_INTERVAL;
+    match props.get(key) {
+        None => Ok(ferry_kafka::stats::DEFAULT_INTERVAL_MS),
+        Some(v) => v.trim().parse().map_err(|_| {
+            ConfigError::single(
+                key,
+                format!("Invalid value {v} for configuration {key}: a number of milliseconds (0 turns client metrics off)"),
+            )
+        }),
+    }
 }
 
 impl WorkerConfig {
@@ -185,6 +202,7 @@ impl WorkerConfig {
                 .map(str::to_owned),
             topic_tracking: parsed.boolean(TOPIC_TRACKING_ENABLE)?,
             topic_tracking_allow_reset: parsed.boolean(TOPIC_TRACKING_ALLOW_RESET)?,
+            client_statistics_interval_ms: client_statistics_interval(props)?,
         })
     }
 

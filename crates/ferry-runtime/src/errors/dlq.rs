@@ -1,6 +1,7 @@
 //! The dead letter queue of a sink task: failed records' original bytes go to a topic, with
 //! Java's `__connect.errors.*` context headers when enabled.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ferry_api::ConnectError;
@@ -11,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::errors::Stage;
+use crate::metrics::ErrorMetrics;
 
 pub struct DeadLetterQueue {
     producer: AckingProducer,
@@ -20,6 +22,7 @@ pub struct DeadLetterQueue {
     connector: String,
     task: String,
     sent: usize,
+    metrics: Arc<ErrorMetrics>,
 }
 
 /// Where the DLQ writes and how.
@@ -37,6 +40,7 @@ impl DeadLetterQueue {
         admin: &Admin,
         connector: &str,
         task: usize,
+        metrics: Arc<ErrorMetrics>,
     ) -> Result<Self, ConnectError> {
         let spec = TopicSpec {
             name: settings.topic.clone(),
@@ -64,6 +68,7 @@ impl DeadLetterQueue {
             connector: connector.to_owned(),
             task: task.to_string(),
             sent: 0,
+            metrics,
         })
     }
 
@@ -108,17 +113,19 @@ impl DeadLetterQueue {
             timestamp: record.timestamp,
             headers,
         };
+        ErrorMetrics::add(&self.metrics.dlq_produce_requests);
         loop {
             match self.producer.send(&outgoing, self.sent) {
                 Ok(()) => break,
                 Err(SendError::QueueFull) => {
-                    drain(&mut self.acks, Duration::from_millis(100)).await?
+                    drain(&mut self.acks, Duration::from_millis(100), &self.metrics).await?
                 }
                 Err(SendError::Fatal(e)) => {
+                    ErrorMetrics::add(&self.metrics.dlq_produce_failures);
                     return Err(ConnectError::with_source(
                         "Could not produce message to dead letter queue",
                         e,
-                    ))
+                    ));
                 }
             }
         }
@@ -135,9 +142,9 @@ impl DeadLetterQueue {
                     "Timed out waiting for the dead letter queue",
                 ));
             }
-            drain(&mut self.acks, Duration::from_millis(50)).await?;
+            drain(&mut self.acks, Duration::from_millis(50), &self.metrics).await?;
         }
-        drain(&mut self.acks, Duration::ZERO).await
+        drain(&mut self.acks, Duration::ZERO, &self.metrics).await
     }
 }
 
@@ -145,8 +152,12 @@ impl DeadLetterQueue {
 async fn drain(
     acks: &mut mpsc::UnboundedReceiver<Ack>,
     wait: Duration,
+    metrics: &ErrorMetrics,
 ) -> Result<(), ConnectError> {
-    let failed = |e| ConnectError::with_source("Could not produce message to dead letter queue", e);
+    let failed = |e| {
+        ErrorMetrics::add(&metrics.dlq_produce_failures);
+        ConnectError::with_source("Could not produce message to dead letter queue", e)
+    };
     if let Ok(Some(ack)) = tokio::time::timeout(wait, acks.recv()).await {
         ack.result.map_err(failed)?;
     }

@@ -1,11 +1,14 @@
 //! Retry and tolerance of failures in one record's processing stages.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ferry_api::ConfigMap;
 use ferry_api::ConnectError;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+
+use crate::metrics::ErrorMetrics;
 
 use crate::config::connector::{
     ERRORS_LOG_ENABLE, ERRORS_LOG_INCLUDE_MESSAGES, ERRORS_RETRY_MAX_DELAY, ERRORS_RETRY_TIMEOUT,
@@ -110,18 +113,29 @@ pub struct ErrorHandler {
     settings: ErrorSettings,
     cancel: CancellationToken,
     failures: u64,
+    metrics: Arc<ErrorMetrics>,
 }
 
 /// Java's first retry delay; it doubles per attempt.
 const FIRST_BACKOFF: Duration = Duration::from_millis(300);
 
 impl ErrorHandler {
-    pub fn new(settings: ErrorSettings, cancel: CancellationToken) -> Self {
+    pub fn new(
+        settings: ErrorSettings,
+        cancel: CancellationToken,
+        metrics: Arc<ErrorMetrics>,
+    ) -> Self {
         ErrorHandler {
             settings,
             cancel,
             failures: 0,
+            metrics,
         }
+    }
+
+    /// The task's `task-error-metrics`, which the dead letter queue also records into.
+    pub fn metrics(&self) -> &Arc<ErrorMetrics> {
+        &self.metrics
     }
 
     pub fn tolerates_all(&self) -> bool {
@@ -145,6 +159,7 @@ impl ErrorHandler {
         loop {
             match op() {
                 Err(e) if e.is_retriable() => {
+                    ErrorMetrics::add(&self.metrics.record_failures);
                     let start = *start.get_or_insert_with(Instant::now);
                     let deadline = self.settings.retry_timeout.map(|t| start + t);
                     if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -164,6 +179,7 @@ impl ErrorHandler {
                         _ = self.cancel.cancelled() => return Err(e),
                         _ = tokio::time::sleep_until(wake) => {}
                     }
+                    ErrorMetrics::add(&self.metrics.retries);
                 }
                 other => return other,
             }
@@ -174,7 +190,11 @@ impl ErrorHandler {
     /// task must fail, with an error naming the stage.
     pub fn handle(&mut self, ctx: &ErrorContext<'_>) -> Result<(), ConnectError> {
         self.failures += 1;
+        ErrorMetrics::add(&self.metrics.record_failures);
+        ErrorMetrics::add(&self.metrics.record_errors);
+        self.metrics.error_now();
         if self.settings.log {
+            ErrorMetrics::add(&self.metrics.errors_logged);
             if self.settings.log_messages {
                 tracing::error!(stage = ctx.stage.java_name(), class = ctx.class, error = %ctx.error, record = %(ctx.record)(), "Error encountered in task");
             } else {
@@ -182,6 +202,7 @@ impl ErrorHandler {
             }
         }
         if self.settings.tolerate_all {
+            ErrorMetrics::add(&self.metrics.records_skipped);
             return Ok(());
         }
         Err(ConnectError::Other {
@@ -258,6 +279,7 @@ mod tests {
         let h = ErrorHandler::new(
             settings(&[("errors.retry.timeout", "1000")]),
             CancellationToken::new(),
+            Arc::default(),
         );
         let calls = Cell::new(0);
         let started = Instant::now();
@@ -283,7 +305,7 @@ mod tests {
             })
             .await;
         assert_eq!(ok.unwrap(), 7);
-        let no_retry = ErrorHandler::new(settings(&[]), CancellationToken::new());
+        let no_retry = ErrorHandler::new(settings(&[]), CancellationToken::new(), Arc::default());
         let calls = Cell::new(0);
         let _ = no_retry
             .with_retries(|| -> Result<(), _> {
@@ -303,7 +325,7 @@ mod tests {
             error: &error,
             record: &|| "t-0-5".to_owned(),
         };
-        let mut none = ErrorHandler::new(settings(&[]), CancellationToken::new());
+        let mut none = ErrorHandler::new(settings(&[]), CancellationToken::new(), Arc::default());
         let failed = none.handle(&ctx).unwrap_err();
         assert!(failed.to_string().starts_with("Tolerance exceeded in error handler (stage VALUE_CONVERTER, class org.apache.kafka.connect.json.JsonConverter)"));
         assert!(failed.trace().contains("bad json"));

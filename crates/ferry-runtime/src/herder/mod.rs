@@ -204,6 +204,8 @@ pub trait Herder: Send + Sync {
     fn is_ready(&self) -> bool;
     /// The Kafka cluster this worker belongs to, for `GET /`.
     fn kafka_cluster_id(&self) -> String;
+    /// This worker's metrics in the Prometheus text format (`GET /metrics`).
+    fn render_metrics(&self) -> String;
 }
 
 /// Carries out the worker's automatic restart requests through `herder`, which decides whether

@@ -517,4 +517,8 @@ impl Herder for StandaloneHerder {
     fn kafka_cluster_id(&self) -> String {
         self.cluster_id.clone()
     }
+
+    fn render_metrics(&self) -> String {
+        self.worker.render_metrics()
+    }
 }

@@ -2,6 +2,7 @@
 //! (by default `flush`) succeeds, every `offset.flush.interval.ms`, on request, and on stop.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,8 +19,10 @@ use crate::config::connector::{
 };
 use crate::config::connector::{TOPICS, TOPICS_REGEX};
 use crate::errors::{DeadLetterQueue, DlqSettings, ErrorContext, Stage};
+use crate::metrics::TaskClient;
 use crate::status::{State, TopicTracker};
 use crate::worker::sink_context::{ErrantRecords, WorkerSinkTaskContext};
+use crate::worker::source_task::elapsed_ms;
 use crate::worker::task_context::TaskContext;
 
 /// Java's `max.poll.records` default: the most records handed to one `put`.
@@ -49,6 +52,8 @@ struct SinkPipeline {
     dlq: Option<DeadLetterQueue>,
     /// Records the task reported through its errant record reporter (KIP-610).
     errant: Option<Arc<ErrantRecords>>,
+    /// Records put since the last completed commit (Java's sink-record-active-count).
+    uncommitted: usize,
 }
 
 /// Which class a failed stage belongs to.
@@ -102,11 +107,18 @@ pub(crate) async fn run(
         // for most of every second. Java's consumer fetches again as soon as it has room.
         ("fetch.queue.backoff.ms", "5"),
     ];
-    let config =
+    let mut config =
         ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed)
             .map_err(|e| ConnectError::with_source("Invalid consumer settings", e))?;
+    if ctx.worker.client_statistics_interval_ms > 0 {
+        ferry_kafka::stats::enable(&mut config, ctx.worker.client_statistics_interval_ms);
+    }
     let (consumer, events) = SinkConsumer::new(&config, &subscription)
         .map_err(|e| ConnectError::with_source("Failed to create the consumer", e))?;
+    ctx.metrics.set_client(TaskClient {
+        client_id: client_id.clone(),
+        stats: consumer.stats(),
+    });
     if !ctx.wait_while_paused().await {
         return Ok(());
     }
@@ -140,6 +152,7 @@ pub(crate) async fn run(
         topics,
         dlq,
         errant,
+        uncommitted: 0,
     };
     let outcome = pipeline.execute().await;
     let stopped = pipeline.stop(outcome.is_ok()).await;
@@ -189,6 +202,9 @@ impl SinkPipeline {
             let (batch, offsets) = if consumed.is_empty() {
                 (Vec::new(), Offsets::default())
             } else {
+                let metrics = &self.ctx.metrics;
+                metrics.sink_record_read.mark(consumed.len() as u64);
+                metrics.batch_size.record(consumed.len() as f64);
                 self.convert(consumed).await?
             };
             self.deliver(batch, offsets).await?;
@@ -340,10 +356,20 @@ impl SinkPipeline {
         batch: Vec<SinkRecord>,
         offsets: Offsets,
     ) -> Result<(), ConnectError> {
+        let started = Instant::now();
         let put = self.task.put(&batch).await;
+        self.ctx
+            .metrics
+            .put_batch_time_ms
+            .record(elapsed_ms(started));
         self.handle_errant().await?;
         match put {
             Ok(()) => {
+                if !batch.is_empty() {
+                    self.ctx.metrics.sink_record_send.mark(batch.len() as u64);
+                    self.uncommitted += batch.len();
+                    self.ctx.metrics.set_active(self.uncommitted);
+                }
                 self.current.extend(offsets);
                 // Resume only after a redelivery: resuming partitions that were never paused
                 // makes librdkafka restart their fetchers, which costs throughput on every batch.
@@ -376,6 +402,10 @@ impl SinkPipeline {
                         .collect();
                     self.assignment.extend(parts.iter().cloned());
                     self.context.set_assignment(&self.assignment);
+                    self.ctx
+                        .metrics
+                        .partition_count
+                        .store(self.assignment.len() as u64, Ordering::Relaxed);
                     if self.paused || self.retry.is_some() {
                         self.pause_consumption()?;
                     }
@@ -401,6 +431,10 @@ impl SinkPipeline {
                         }
                     }
                     self.context.set_assignment(&self.assignment);
+                    self.ctx
+                        .metrics
+                        .partition_count
+                        .store(self.assignment.len() as u64, Ordering::Relaxed);
                 }
             }
         }
@@ -475,6 +509,14 @@ impl SinkPipeline {
             .map_err(|e| ConnectError::with_source("Failed to resume partitions", e))
     }
 
+    fn commit_completed(&mut self, started: Instant) {
+        let metrics = &self.ctx.metrics;
+        metrics.offset_commit_time_ms.record(elapsed_ms(started));
+        metrics.offset_commit_completion.mark(1);
+        self.uncommitted = 0;
+        metrics.set_active(0);
+    }
+
     /// Asks the task what is safe to commit (flushing by default) and commits it.
     /// Handles what the task reported as errant: tolerance decides, the DLQ gets the record.
     async fn handle_errant(&mut self) -> Result<(), ConnectError> {
@@ -530,6 +572,11 @@ impl SinkPipeline {
         if offsets.is_empty() {
             return;
         }
+        let started = Instant::now();
+        self.ctx
+            .metrics
+            .offset_commit_seq_no
+            .fetch_add(1, Ordering::Relaxed);
         match self.task.pre_commit(offsets).await {
             Ok(returned) => {
                 let commit: Offsets = returned
@@ -538,12 +585,15 @@ impl SinkPipeline {
                     .map(|(tp, o)| (key(&tp), o))
                     .collect();
                 if commit.is_empty() || commit == self.last_committed {
+                    // As Java, a commit with nothing new to write completes at once.
+                    self.commit_completed(started);
                     return;
                 }
                 match self.consumer.commit(&commit, closing) {
                     Ok(()) => {
                         tracing::debug!(partitions = commit.len(), "Committed sink offsets");
                         self.last_committed.extend(commit);
+                        self.commit_completed(started);
                     }
                     Err(error) => tracing::error!(%error, "Commit of offsets failed"),
                 }
@@ -634,9 +684,16 @@ async fn open_dlq(ctx: &TaskContext) -> Result<Option<DeadLetterQueue>, ConnectE
             .map_err(|e| ConnectError::with_source("Invalid admin settings", e))?;
     let admin = ferry_kafka::admin::Admin::new(&admin_config)
         .map_err(|e| ConnectError::with_source("Failed to create the admin client", e))?;
-    DeadLetterQueue::open(settings, &producer, &admin, &ctx.id.connector, ctx.id.task)
-        .await
-        .map(Some)
+    DeadLetterQueue::open(
+        settings,
+        &producer,
+        &admin,
+        &ctx.id.connector,
+        ctx.id.task,
+        ctx.errors.metrics().clone(),
+    )
+    .await
+    .map(Some)
 }
 
 /// A sink record as the bytes it was consumed from, rebuilt with the task's converters (Java

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::errors::{ErrorContext, ErrorHandler, Stage};
+use crate::metrics::TaskClient;
 use crate::status::{State, TopicTracker};
 use crate::storage::offset_codec::{encode_key, encode_offset};
 use crate::storage::offsets::ConnectorOffsetReader;
@@ -84,10 +85,18 @@ pub(crate) async fn run(
     mut ctx: TaskContext,
     mut task: Box<dyn SourceTask>,
 ) -> Result<(), ConnectError> {
-    let config = producer_config(&ctx)
+    let mut config = producer_config(&ctx)
         .map_err(|e| ConnectError::with_source("Invalid producer settings", e))?;
+    let stats_interval = ctx.worker.client_statistics_interval_ms;
+    if stats_interval > 0 {
+        ferry_kafka::stats::enable(&mut config, stats_interval);
+    }
     let (producer, acks) = AckingProducer::new(&config)
         .map_err(|e| ConnectError::with_source("Failed to create the producer", e))?;
+    ctx.metrics.set_client(TaskClient {
+        client_id: config.get("client.id").unwrap_or_default().to_owned(),
+        stats: producer.stats(),
+    });
     let reader = Arc::new(ConnectorOffsetReader {
         connector: ctx.id.connector.clone(),
         store: ctx.offsets.clone(),
@@ -139,14 +148,22 @@ impl SourcePipeline {
                 self.commit_offsets().await;
                 next_commit = Instant::now() + interval;
             }
+            let polled_at = Instant::now();
             let batch = tokio::select! {
                 _ = self.ctx.cancel.cancelled() => return Ok(()),
                 _ = tokio::time::sleep_until(next_commit) => continue,
                 batch = self.task.poll() => batch?,
             };
+            let metrics = &self.ctx.metrics;
+            if !batch.is_empty() {
+                metrics.poll_batch_time_ms.record(elapsed_ms(polled_at));
+                metrics.batch_size.record(batch.len() as f64);
+                metrics.source_record_poll.mark(batch.len() as u64);
+            }
             for record in batch {
                 self.send(record).await?;
             }
+            self.ctx.metrics.set_active(self.submitted.outstanding());
         }
     }
 
@@ -277,13 +294,15 @@ impl SourcePipeline {
                     if let Ok(Some(ack)) =
                         tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
                     {
-                        handle_ack(
+                        if handle_ack(
                             &mut self.submitted,
                             self.task.as_mut(),
                             &mut self.topics,
                             &mut self.ctx.errors,
                             ack,
-                        )?;
+                        )? {
+                            self.ctx.metrics.source_record_write.mark(1);
+                        }
                     }
                 }
                 Err(SendError::Fatal(e)) => {
@@ -337,14 +356,18 @@ impl SourcePipeline {
                 "The producer cannot connect to Kafka: {reason}"
             )));
         }
+        let mut written = 0;
         while let Ok(ack) = self.acks.try_recv() {
-            handle_ack(
+            written += u64::from(handle_ack(
                 &mut self.submitted,
                 self.task.as_mut(),
                 &mut self.topics,
                 &mut self.ctx.errors,
                 ack,
-            )?;
+            )?);
+        }
+        if written > 0 {
+            self.ctx.metrics.source_record_write.mark(written);
         }
         Ok(())
     }
@@ -381,8 +404,13 @@ impl SourcePipeline {
                 }
             };
             let timeout = self.ctx.worker.offset_flush_timeout;
+            let started = Instant::now();
             match tokio::time::timeout(timeout, self.ctx.offsets.set(entries)).await {
                 Ok(Ok(())) => {
+                    self.ctx
+                        .metrics
+                        .offset_commit_time_ms
+                        .record(elapsed_ms(started));
                     tracing::debug!(partitions = self.staged.len(), "Committed source offsets");
                     self.staged.clear();
                 }
@@ -413,14 +441,16 @@ impl SourcePipeline {
         while self.producer.in_flight() > 0 && Instant::now() < deadline {
             if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
             {
-                if let Err(error) = handle_ack(
+                match handle_ack(
                     &mut self.submitted,
                     self.task.as_mut(),
                     &mut self.topics,
                     &mut self.ctx.errors,
                     ack,
                 ) {
-                    tracing::warn!(%error, "A record failed while stopping");
+                    Ok(true) => self.ctx.metrics.source_record_write.mark(1),
+                    Ok(false) => {}
+                    Err(error) => tracing::warn!(%error, "A record failed while stopping"),
                 }
             }
         }
@@ -436,25 +466,27 @@ impl SourcePipeline {
     }
 }
 
+/// Handles one acknowledgement; `true` when it is a record written to Kafka.
 fn handle_ack(
     submitted: &mut SubmittedRecords,
     task: &mut dyn SourceTask,
     topics: &mut TopicTracker,
     errors: &mut ErrorHandler,
     ack: Ack,
-) -> Result<(), ConnectError> {
+) -> Result<bool, ConnectError> {
     match ack.result {
         Ok(delivered) => {
-            if let Some(record) = submitted.ack(ack.seq) {
-                topics.record(&record.topic);
-                let metadata = RecordMetadata {
-                    topic: record.topic.clone(),
-                    partition: delivered.partition,
-                    offset: delivered.offset,
-                };
-                task.commit_record(record, Some(&metadata))?;
-            }
-            Ok(())
+            let Some(record) = submitted.ack(ack.seq) else {
+                return Ok(false);
+            };
+            topics.record(&record.topic);
+            let metadata = RecordMetadata {
+                topic: record.topic.clone(),
+                partition: delivered.partition,
+                offset: delivered.offset,
+            };
+            task.commit_record(record, Some(&metadata))?;
+            Ok(true)
         }
         Err(e) => {
             let error =
@@ -473,10 +505,15 @@ fn handle_ack(
             };
             errors.handle(&ctx)?;
             // Tolerated: the record counts as done, so later offsets of its partition commit.
-            match record {
-                Some(r) => task.commit_record(r, None),
-                None => Ok(()),
+            if let Some(r) = record {
+                task.commit_record(r, None)?;
             }
+            Ok(false)
         }
     }
+}
+
+/// Milliseconds since `start`, as Java's task metrics measure times.
+pub(crate) fn elapsed_ms(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
 }

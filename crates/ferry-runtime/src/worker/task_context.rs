@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::worker::WorkerConfig;
 use crate::errors::ErrorHandler;
+use crate::metrics::TaskMetrics;
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::OffsetBackingStore;
 use crate::worker::transformation_chain::TransformationChain;
@@ -41,6 +42,7 @@ pub(crate) struct TaskContext {
     pub converter_classes: ConverterClasses,
     pub chain: TransformationChain,
     pub errors: ErrorHandler,
+    pub metrics: Arc<TaskMetrics>,
     pub status: Arc<dyn StatusStore>,
     pub offsets: Arc<dyn OffsetBackingStore>,
     pub target: watch::Receiver<TargetState>,
@@ -50,6 +52,7 @@ pub(crate) struct TaskContext {
 impl TaskContext {
     pub fn report(&self, state: State, trace: Option<String>) {
         tracing::info!(state = %state, "Task state changed");
+        self.metrics.state_changed(state);
         self.status.put_task(
             &self.id,
             Status {

@@ -15,6 +15,7 @@ use tracing::Instrument;
 use crate::config::connector::{TASKS_MAX_ENFORCE, TOPICS, TOPICS_REGEX};
 use crate::config::worker::WorkerConfig;
 use crate::errors::{ErrorHandler, ErrorSettings};
+use crate::metrics::{ConnectMetrics, ConnectorInfo, TaskKind};
 use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
@@ -64,6 +65,7 @@ pub struct Worker {
     restart_tracker: Arc<RestartTracker>,
     restart_tx: mpsc::UnboundedSender<TaskId>,
     restart_rx: Mutex<Option<mpsc::UnboundedReceiver<TaskId>>>,
+    metrics: Arc<ConnectMetrics>,
 }
 
 struct WorkerConnectorContext {
@@ -176,7 +178,18 @@ impl Worker {
             tasks: Mutex::default(),
             shutdown,
             reconfigure,
+            metrics: Arc::default(),
         }
+    }
+
+    /// What this worker runs and how it went, for `GET /metrics`.
+    pub fn metrics(&self) -> &Arc<ConnectMetrics> {
+        &self.metrics
+    }
+
+    /// The Prometheus text exposition of this worker's metrics.
+    pub fn render_metrics(&self) -> String {
+        self.metrics.render(self.status.as_ref())
     }
 
     /// The tasks that failed and are due for an automatic restart (taken once, by whoever
@@ -240,6 +253,7 @@ impl Worker {
         let Some(plugin) = self.registry.connector(&class) else {
             let err = ConnectorRuntimeError::UnknownClass(class);
             self.connector_status(name, State::Failed, Some(err.to_string()));
+            self.metrics.connector_started(name, None);
             return Err(err);
         };
         let mut instance = (plugin.create)();
@@ -261,9 +275,22 @@ impl Worker {
             if let Err(e) = started {
                 tracing::error!(error = %e, "Failed to start connector");
                 self.connector_status(name, State::Failed, Some(e.trace()));
+                self.metrics.connector_started(name, None);
                 return Err(e.into());
             }
         }
+        self.metrics.connector_started(
+            name,
+            Some(ConnectorInfo {
+                class: plugin.class_name.clone(),
+                kind: if plugin.kind == PluginKind::Sink {
+                    "sink"
+                } else {
+                    "source"
+                },
+                version: plugin.version.clone(),
+            }),
+        );
         let state = match target {
             TargetState::Started => State::Running,
             TargetState::Paused => State::Paused,
@@ -340,6 +367,7 @@ impl Worker {
                 tracing::warn!(%error, "Connector failed while stopping");
             }
             tracing::info!("Connector stopped");
+            self.metrics.connector_stopped(name);
             // As Java's shutdown listener does; in distributed mode the write is conditional, so
             // it never hides the state a new owner reported.
             self.connector_status(name, State::Unassigned, None);
@@ -403,6 +431,7 @@ impl Worker {
         let (ctx, runner) = match built {
             Ok(b) => b,
             Err(e) => {
+                self.metrics.task_start_failed();
                 self.status.put_task(
                     &id,
                     Status {
@@ -503,6 +532,17 @@ impl Worker {
             TransformationChain::from_config(&self.registry, connector_props)?
         };
         let cancel = self.shutdown.child_token();
+        let kind = match &instance {
+            AnyConnector::Source(_) => TaskKind::Source,
+            AnyConnector::Sink(_) => TaskKind::Sink,
+        };
+        let target = lock(&self.targets)
+            .get(&id.connector)
+            .map(watch::Sender::subscribe)
+            .ok_or_else(|| {
+                ConnectError::other(format!("Connector {} has no target state", id.connector))
+            })?;
+        let metrics = self.metrics.task_started(id, kind);
         let ctx = TaskContext {
             id: id.clone(),
             worker_id: self.worker_id.clone(),
@@ -514,15 +554,15 @@ impl Worker {
             header_converter: converters.header,
             converter_classes: converters.classes,
             chain,
-            errors: ErrorHandler::new(ErrorSettings::from_config(connector_props), cancel.clone()),
+            errors: ErrorHandler::new(
+                ErrorSettings::from_config(connector_props),
+                cancel.clone(),
+                metrics.errors.clone(),
+            ),
+            metrics,
             status: self.status.clone(),
             offsets: self.offsets.clone(),
-            target: lock(&self.targets)
-                .get(&id.connector)
-                .map(watch::Sender::subscribe)
-                .ok_or_else(|| {
-                    ConnectError::other(format!("Connector {} has no target state", id.connector))
-                })?,
+            target,
             cancel,
         };
         let runner: Box<
@@ -559,8 +599,9 @@ impl Worker {
                 .filter_map(|id| tasks.remove(id).map(|t| (id.clone(), t)))
                 .collect()
         };
-        for (_, t) in &stopping {
+        for (id, t) in &stopping {
             t.cancel.cancel();
+            self.metrics.task_stopped(id);
         }
         let deadline = tokio::time::Instant::now() + self.config.task_shutdown_timeout;
         for (id, t) in stopping {

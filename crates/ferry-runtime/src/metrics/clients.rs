@@ -1,0 +1,332 @@
+//! The client metrics that matter to operators, worked out from librdkafka's statistics and
+//! named as the JMX exporter names the Java clients' metrics: sends, errors and retries,
+//! request latency, bytes, and per-partition consumer lag.
+
+use ferry_kafka::rdkafka::statistics::{Broker, Statistics};
+use ferry_kafka::stats::{ClientStats, Report};
+
+use super::exposition::{jmx_value, metric_name, Exposition, Kind};
+
+/// Java's `kafka.producer` or `kafka.consumer` domain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Producer,
+    Consumer,
+}
+
+impl Role {
+    fn domain(self) -> &'static str {
+        match self {
+            Role::Producer => "kafka_producer",
+            Role::Consumer => "kafka_consumer",
+        }
+    }
+}
+
+/// librdkafka reports latencies in microseconds; Java in milliseconds.
+fn micros_to_ms(us: i64) -> f64 {
+    us as f64 / 1000.0
+}
+
+/// Brokers the client talks to by node id (librdkafka also lists bootstrap and internal
+/// entries with negative ids, which Java does not name as nodes).
+fn nodes(stats: &Statistics) -> impl Iterator<Item = &Broker> {
+    stats.brokers.values().filter(|b| b.nodeid >= 0)
+}
+
+/// The mean of the brokers' round-trip times, weighted by how many requests each measured.
+fn request_latency_ms(stats: &Statistics) -> f64 {
+    let (sum, count) = nodes(stats)
+        .filter_map(|b| b.rtt.as_ref())
+        .fold((0i64, 0i64), |(s, c), w| (s + w.sum, c + w.cnt));
+    if count == 0 {
+        f64::NAN
+    } else {
+        micros_to_ms(sum / count)
+    }
+}
+
+/// What one scrape writes for a client, with its client id as label.
+struct ClientWriter<'a> {
+    out: &'a mut Exposition,
+    role: Role,
+    client_id: String,
+}
+
+impl ClientWriter<'_> {
+    fn client(&mut self, group: &str, attribute: &str, value: f64) {
+        let prefix = match group {
+            "" => self.role.domain().to_owned(),
+            g => format!("{}_{g}", self.role.domain()),
+        };
+        let help = format!("{} {attribute}", self.role.domain());
+        self.out.sample(
+            metric_name(&prefix, attribute),
+            Kind::of_attribute(attribute),
+            &help,
+            vec![("clientid", self.client_id.clone())],
+            value,
+        );
+    }
+
+    fn labelled(
+        &mut self,
+        group: &str,
+        attribute: &str,
+        mut labels: Vec<(&'static str, String)>,
+        value: f64,
+    ) {
+        labels.insert(0, ("clientid", self.client_id.clone()));
+        let prefix = format!("{}_{group}", self.role.domain());
+        let help = format!("{} {group} {attribute}", self.role.domain());
+        self.out.sample(
+            metric_name(&prefix, attribute),
+            Kind::of_attribute(attribute),
+            &help,
+            labels,
+            value,
+        );
+    }
+}
+
+/// Per-second change of a counter between two reports.
+fn per_second(now: &Report, before: Option<&Report>, value: impl Fn(&Statistics) -> f64) -> f64 {
+    match before {
+        Some(b) => {
+            let secs = now.at.duration_since(b.at).as_secs_f64();
+            if secs <= 0.0 {
+                0.0
+            } else {
+                (value(&now.stats) - value(&b.stats)).max(0.0) / secs
+            }
+        }
+        None => 0.0,
+    }
+}
+
+/// Writes one client's metrics; nothing before its first statistics report.
+pub fn render(out: &mut Exposition, role: Role, client_id: &str, client: &ClientStats) {
+    let (Some(now), before) = client.reports() else {
+        return;
+    };
+    let before = before.as_deref();
+    let stats = &now.stats;
+    let mut w = ClientWriter {
+        out,
+        role,
+        client_id: jmx_value(client_id),
+    };
+    let sum = |f: fn(&Broker) -> u64| nodes(stats).map(f).sum::<u64>() as f64;
+
+    // The client as a whole (`producer-metrics` / `consumer-metrics`).
+    w.client("", "request-total", sum(|b| b.tx));
+    w.client("", "response-total", sum(|b| b.rx));
+    w.client("", "outgoing-byte-total", stats.tx_bytes as f64);
+    w.client("", "incoming-byte-total", stats.rx_bytes as f64);
+    w.client(
+        "",
+        "connection-count",
+        nodes(stats).filter(|b| b.state == "UP").count() as f64,
+    );
+    w.client(
+        "",
+        "connection-creation-total",
+        nodes(stats).filter_map(|b| b.connects).sum::<i64>() as f64,
+    );
+    w.client(
+        "",
+        "connection-close-total",
+        nodes(stats).filter_map(|b| b.disconnects).sum::<i64>() as f64,
+    );
+    w.client("", "start-time-seconds", client.created_unix_seconds());
+    let version = ferry_kafka::rdkafka::util::get_rdkafka_version().1;
+    w.out.sample(
+        format!("{}_version", role.domain()),
+        Kind::Untyped,
+        "The librdkafka version of the client",
+        vec![("clientid", jmx_value(client_id)), ("version", version)],
+        1.0,
+    );
+
+    // Each broker (`*-node-metrics`).
+    for b in nodes(stats) {
+        let node = || vec![("nodeid", format!("node-{}", b.nodeid))];
+        let previous = before.and_then(|r| r.stats.brokers.get(&b.name));
+        let rate = |f: fn(&Broker) -> u64| match previous {
+            Some(p) => {
+                let secs = now
+                    .at
+                    .duration_since(before.map_or(now.at, |r| r.at))
+                    .as_secs_f64();
+                if secs > 0.0 {
+                    f(b).saturating_sub(f(p)) as f64 / secs
+                } else {
+                    0.0
+                }
+            }
+            None => 0.0,
+        };
+        w.labelled("node", "request-total", node(), b.tx as f64);
+        w.labelled("node", "request-rate", node(), rate(|b| b.tx));
+        w.labelled("node", "response-total", node(), b.rx as f64);
+        w.labelled("node", "response-rate", node(), rate(|b| b.rx));
+        w.labelled("node", "outgoing-byte-total", node(), b.txbytes as f64);
+        w.labelled("node", "outgoing-byte-rate", node(), rate(|b| b.txbytes));
+        w.labelled("node", "incoming-byte-total", node(), b.rxbytes as f64);
+        w.labelled("node", "incoming-byte-rate", node(), rate(|b| b.rxbytes));
+        let latency = b
+            .rtt
+            .as_ref()
+            .filter(|r| r.cnt > 0)
+            .map_or(f64::NAN, |r| micros_to_ms(r.avg));
+        w.labelled("node", "request-latency-avg", node(), latency);
+    }
+
+    match role {
+        Role::Producer => producer(&mut w, &now, before, client),
+        Role::Consumer => consumer(&mut w, &now, before),
+    }
+}
+
+fn producer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>, client: &ClientStats) {
+    let stats = &now.stats;
+    w.client("", "record-send-total", stats.txmsgs as f64);
+    w.client("", "record-error-total", client.record_errors() as f64);
+    w.client(
+        "",
+        "record-retry-total",
+        nodes(stats).map(|b| b.txretries).sum::<u64>() as f64,
+    );
+    w.client("", "request-latency-avg", request_latency_ms(stats));
+    w.client(
+        "",
+        "requests-in-flight",
+        nodes(stats).map(|b| b.waitresp_cnt).sum::<i64>() as f64,
+    );
+    let queue_time = nodes(stats)
+        .filter_map(|b| b.int_latency.as_ref())
+        .filter(|l| l.cnt > 0)
+        .map(|l| micros_to_ms(l.avg))
+        .fold(f64::NAN, |a: f64, v| if a.is_nan() { v } else { a.max(v) });
+    w.client("", "record-queue-time-avg", queue_time);
+
+    // Each topic (`producer-topic-metrics`).
+    for name in stats.topics.keys() {
+        let sent = |s: &Statistics| -> (f64, f64) {
+            s.topics.get(name).map_or((0.0, 0.0), |t| {
+                t.partitions
+                    .values()
+                    .filter(|p| p.partition >= 0)
+                    .fold((0.0, 0.0), |(m, b), p| {
+                        (m + p.txmsgs as f64, b + p.txbytes as f64)
+                    })
+            })
+        };
+        let (records, bytes) = sent(stats);
+        let label = || vec![("topic", jmx_value(name))];
+        w.labelled("topic", "record-send-total", label(), records);
+        w.labelled(
+            "topic",
+            "record-send-rate",
+            label(),
+            per_second(now, before, |s| sent(s).0),
+        );
+        w.labelled("topic", "byte-total", label(), bytes);
+        w.labelled(
+            "topic",
+            "byte-rate",
+            label(),
+            per_second(now, before, |s| sent(s).1),
+        );
+    }
+}
+
+fn consumer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>) {
+    let stats = &now.stats;
+    w.labelled(
+        "fetch_manager",
+        "records-consumed-total",
+        vec![],
+        stats.rxmsgs as f64,
+    );
+    w.labelled(
+        "fetch_manager",
+        "bytes-consumed-total",
+        vec![],
+        stats.rxmsg_bytes as f64,
+    );
+    let fetches = nodes(stats)
+        .map(|b| b.req.get("Fetch").copied().unwrap_or(0))
+        .sum::<i64>() as f64;
+    w.labelled("fetch_manager", "fetch-total", vec![], fetches);
+    w.labelled(
+        "fetch_manager",
+        "fetch-latency-avg",
+        vec![],
+        request_latency_ms(stats),
+    );
+    if let Some(group) = &stats.cgrp {
+        w.labelled(
+            "coordinator",
+            "rebalance-total",
+            vec![],
+            group.rebalance_cnt as f64,
+        );
+        w.labelled(
+            "coordinator",
+            "last-rebalance-seconds-ago",
+            vec![],
+            group.rebalance_age as f64 / 1000.0,
+        );
+    }
+
+    // Each assigned partition; Java's records-lag and records-lag-max (and lead, lead-min)
+    // share a name under the rules, so the exporter tells them apart with `_objectname`.
+    let client_id = w.client_id.clone();
+    for (name, topic) in &stats.topics {
+        for p in topic
+            .partitions
+            .values()
+            .filter(|p| p.partition >= 0 && p.consumer_lag >= 0)
+        {
+            let lag = p.consumer_lag as f64;
+            let earlier = before
+                .and_then(|r| r.stats.topics.get(name))
+                .and_then(|t| t.partitions.get(&p.partition))
+                .filter(|e| e.consumer_lag >= 0)
+                .map_or(lag, |e| e.consumer_lag as f64);
+            let lead = (p.next_offset - p.lo_offset).max(0) as f64;
+            let labels = |object: Option<&str>| {
+                let mut l = Vec::new();
+                if let Some(attribute) = object {
+                    l.push((
+                        "_objectname",
+                        format!(
+                            "kafka.consumer<type=consumer-fetch-manager-metrics, client-id={}, topic={}, partition={}><>{attribute}",
+                            client_id, name, p.partition
+                        ),
+                    ));
+                }
+                l.push(("partition", p.partition.to_string()));
+                l.push(("topic", jmx_value(name)));
+                l
+            };
+            let (lag_now, lag_max) = (labels(Some("records-lag")), labels(Some("records-lag-max")));
+            let (lead_now, lead_min) = (
+                labels(Some("records-lead")),
+                labels(Some("records-lead-min")),
+            );
+            w.labelled("fetch_manager", "records-lag", lag_now, lag);
+            w.labelled("fetch_manager", "records-lag", lag_max, lag.max(earlier));
+            w.labelled(
+                "fetch_manager",
+                "records-lag-avg",
+                labels(None),
+                (lag + earlier) / 2.0,
+            );
+            w.labelled("fetch_manager", "records-lead", lead_now, lead);
+            w.labelled("fetch_manager", "records-lead", lead_min, lead);
+            w.labelled("fetch_manager", "records-lead-avg", labels(None), lead);
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! The worker's metrics: what runs here and how it went, rendered on every scrape.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::clients::{self, Role};
+use super::exposition::{jmx_value, metric_name, Exposition, Kind};
+use super::group::GroupMetrics;
+use super::task::{TaskKind, TaskMetrics};
+use crate::status::{State, StatusStore, TaskId};
+
+/// A connector that runs on this worker (Java's `connector-metrics`).
+#[derive(Debug, Clone)]
+pub struct ConnectorInfo {
+    pub class: String,
+    /// `source` or `sink`.
+    pub kind: &'static str,
+    pub version: String,
+}
+
+#[derive(Default)]
+struct Startups {
+    attempts: AtomicU64,
+    successes: AtomicU64,
+    failures: AtomicU64,
+}
+
+impl Startups {
+    fn record(&self, ok: bool) {
+        self.attempts.fetch_add(1, Ordering::Relaxed);
+        let outcome = if ok { &self.successes } else { &self.failures };
+        outcome.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[derive(Default)]
+pub struct ConnectMetrics {
+    connector_startups: Startups,
+    task_startups: Startups,
+    /// Automatic restarts Ferry made (beyond Java's metrics).
+    restarts: AtomicU64,
+    connectors: Mutex<BTreeMap<String, ConnectorInfo>>,
+    tasks: Mutex<BTreeMap<TaskId, Arc<TaskMetrics>>>,
+    group: Mutex<Option<Arc<GroupMetrics>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Java's lower-case state names, as its metrics report them.
+fn state_name(state: State) -> String {
+    state.to_string().to_ascii_lowercase()
+}
+
+impl ConnectMetrics {
+    pub fn connector_started(&self, name: &str, info: Option<ConnectorInfo>) {
+        self.connector_startups.record(info.is_some());
+        if let Some(info) = info {
+            lock(&self.connectors).insert(name.to_owned(), info);
+        }
+    }
+
+    pub fn connector_stopped(&self, name: &str) {
+        lock(&self.connectors).remove(name);
+    }
+
+    /// A task is about to run here; its pipeline records into what this returns.
+    pub fn task_started(&self, id: &TaskId, kind: TaskKind) -> Arc<TaskMetrics> {
+        self.task_startups.record(true);
+        let metrics = Arc::new(TaskMetrics::new(kind));
+        lock(&self.tasks).insert(id.clone(), metrics.clone());
+        metrics
+    }
+
+    /// A task could not be built.
+    pub fn task_start_failed(&self) {
+        self.task_startups.record(false);
+    }
+
+    pub fn task_stopped(&self, id: &TaskId) {
+        lock(&self.tasks).remove(id);
+    }
+
+    pub fn restarted(&self) {
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn set_group(&self, group: Arc<GroupMetrics>) {
+        *lock(&self.group) = Some(group);
+    }
+
+    /// The text exposition of every metric, with states read from `status`.
+    pub fn render(&self, status: &dyn StatusStore) -> String {
+        let mut out = Exposition::default();
+        let connectors = lock(&self.connectors).clone();
+        let tasks: Vec<(TaskId, Arc<TaskMetrics>)> = lock(&self.tasks)
+            .iter()
+            .map(|(id, m)| (id.clone(), m.clone()))
+            .collect();
+        self.render_worker(&mut out, connectors.len(), tasks.len());
+        render_connectors(&mut out, &connectors, status);
+        render_connector_task_counts(&mut out, &tasks, status);
+        for (id, m) in &tasks {
+            render_task(&mut out, id, m, status);
+        }
+        if let Some(group) = lock(&self.group).clone() {
+            group.render(&mut out);
+        }
+        out.render()
+    }
+
+    fn render_worker(&self, out: &mut Exposition, connectors: usize, tasks: usize) {
+        let mut worker = |attribute: &str, value: f64| {
+            out.sample(
+                metric_name("kafka_connect_worker", attribute),
+                Kind::of_attribute(attribute),
+                &format!("connect-worker-metrics {attribute}"),
+                vec![],
+                value,
+            );
+        };
+        worker("connector-count", connectors as f64);
+        worker("task-count", tasks as f64);
+        for (what, s) in [
+            ("connector", &self.connector_startups),
+            ("task", &self.task_startups),
+        ] {
+            let attempts = s.attempts.load(Ordering::Relaxed) as f64;
+            let successes = s.successes.load(Ordering::Relaxed) as f64;
+            let failures = s.failures.load(Ordering::Relaxed) as f64;
+            let share = |n: f64| if attempts == 0.0 { 0.0 } else { n / attempts };
+            worker(&format!("{what}-startup-attempts-total"), attempts);
+            worker(&format!("{what}-startup-success-total"), successes);
+            worker(&format!("{what}-startup-failure-total"), failures);
+            worker(
+                &format!("{what}-startup-success-percentage"),
+                share(successes),
+            );
+            worker(
+                &format!("{what}-startup-failure-percentage"),
+                share(failures),
+            );
+        }
+        out.sample(
+            "ferry_connect_worker_automatic_restarts_total".to_owned(),
+            Kind::Counter,
+            "Connectors and tasks Ferry restarted by itself (ferry.task.restart.*, ferry.connector.restart.*)",
+            vec![],
+            self.restarts.load(Ordering::Relaxed) as f64,
+        );
+    }
+}
+
+fn render_connectors(
+    out: &mut Exposition,
+    connectors: &BTreeMap<String, ConnectorInfo>,
+    status: &dyn StatusStore,
+) {
+    for (name, info) in connectors {
+        let state = status
+            .connector(name)
+            .map_or_else(|| "unassigned".to_owned(), |s| state_name(s.state));
+        for (attribute, label, value) in [
+            ("connector-class", "connector_class", info.class.clone()),
+            ("connector-type", "connector_type", info.kind.to_owned()),
+            (
+                "connector-version",
+                "connector_version",
+                info.version.clone(),
+            ),
+            ("status", "status", state),
+        ] {
+            out.sample(
+                metric_name("kafka_connect_connector", attribute),
+                Kind::Gauge,
+                &format!("connector-metrics {attribute}"),
+                vec![("connector", jmx_value(name)), (label, value)],
+                1.0,
+            );
+        }
+    }
+}
+
+fn task_state(id: &TaskId, status: &dyn StatusStore) -> String {
+    status
+        .task(id)
+        .map_or_else(|| "unassigned".to_owned(), |s| state_name(s.state))
+}
+
+/// Java's per-connector `connect-worker-metrics`: this worker's tasks of each connector by state.
+fn render_connector_task_counts(
+    out: &mut Exposition,
+    tasks: &[(TaskId, Arc<TaskMetrics>)],
+    status: &dyn StatusStore,
+) {
+    let mut by_connector: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (id, _) in tasks {
+        by_connector
+            .entry(id.connector.as_str())
+            .or_default()
+            .push(task_state(id, status));
+    }
+    for (connector, states) in by_connector {
+        let count = |s: &str| states.iter().filter(|x| *x == s).count() as f64;
+        for (attribute, value) in [
+            ("connector-total-task-count", states.len() as f64),
+            ("connector-running-task-count", count("running")),
+            ("connector-paused-task-count", count("paused")),
+            ("connector-failed-task-count", count("failed")),
+            ("connector-unassigned-task-count", count("unassigned")),
+            ("connector-destroyed-task-count", count("destroyed")),
+            ("connector-restarting-task-count", count("restarting")),
+        ] {
+            out.sample(
+                metric_name("kafka_connect_worker", attribute),
+                Kind::Gauge,
+                &format!("connect-worker-metrics {attribute}"),
+                vec![("connector", jmx_value(connector))],
+                value,
+            );
+        }
+    }
+}
+
+fn render_task(out: &mut Exposition, id: &TaskId, m: &TaskMetrics, status: &dyn StatusStore) {
+    let labels = || {
+        vec![
+            ("connector", jmx_value(&id.connector)),
+            ("task", id.task.to_string()),
+        ]
+    };
+    let mut put = |group: &str, attribute: &str, value: f64| {
+        out.sample(
+            metric_name(
+                &format!("kafka_connect_{}", group.replace('-', "_")),
+                attribute,
+            ),
+            Kind::of_attribute(attribute),
+            &format!("{group}-metrics {attribute}"),
+            labels(),
+            value,
+        );
+    };
+    let (running, paused) = m.ratios();
+    put("connector-task", "running-ratio", running);
+    put("connector-task", "pause-ratio", paused);
+    put("connector-task", "batch-size-avg", m.batch_size.avg());
+    put("connector-task", "batch-size-max", m.batch_size.max());
+    put(
+        "connector-task",
+        "offset-commit-avg-time-ms",
+        m.offset_commit_time_ms.avg(),
+    );
+    put(
+        "connector-task",
+        "offset-commit-max-time-ms",
+        m.offset_commit_time_ms.max(),
+    );
+    match m.kind {
+        TaskKind::Source => {
+            put(
+                "source-task",
+                "source-record-poll-total",
+                m.source_record_poll.total() as f64,
+            );
+            put(
+                "source-task",
+                "source-record-poll-rate",
+                m.source_record_poll.rate(),
+            );
+            put(
+                "source-task",
+                "source-record-write-total",
+                m.source_record_write.total() as f64,
+            );
+            put(
+                "source-task",
+                "source-record-write-rate",
+                m.source_record_write.rate(),
+            );
+            put(
+                "source-task",
+                "poll-batch-avg-time-ms",
+                m.poll_batch_time_ms.avg(),
+            );
+            put(
+                "source-task",
+                "poll-batch-max-time-ms",
+                m.poll_batch_time_ms.max(),
+            );
+        }
+        TaskKind::Sink => {
+            put(
+                "sink-task",
+                "sink-record-read-total",
+                m.sink_record_read.total() as f64,
+            );
+            put(
+                "sink-task",
+                "sink-record-read-rate",
+                m.sink_record_read.rate(),
+            );
+            put(
+                "sink-task",
+                "sink-record-send-total",
+                m.sink_record_send.total() as f64,
+            );
+            put(
+                "sink-task",
+                "sink-record-send-rate",
+                m.sink_record_send.rate(),
+            );
+            put(
+                "sink-task",
+                "put-batch-avg-time-ms",
+                m.put_batch_time_ms.avg(),
+            );
+            put(
+                "sink-task",
+                "put-batch-max-time-ms",
+                m.put_batch_time_ms.max(),
+            );
+            let completions = &m.offset_commit_completion;
+            put(
+                "sink-task",
+                "offset-commit-completion-total",
+                completions.total() as f64,
+            );
+            put(
+                "sink-task",
+                "offset-commit-completion-rate",
+                completions.rate(),
+            );
+            put(
+                "sink-task",
+                "offset-commit-skip-total",
+                m.offset_commit_skip.total() as f64,
+            );
+            put(
+                "sink-task",
+                "offset-commit-skip-rate",
+                m.offset_commit_skip.rate(),
+            );
+            put(
+                "sink-task",
+                "offset-commit-seq-no",
+                m.offset_commit_seq_no.load(Ordering::Relaxed) as f64,
+            );
+            put(
+                "sink-task",
+                "partition-count",
+                m.partition_count.load(Ordering::Relaxed) as f64,
+            );
+        }
+    }
+    let e = &m.errors;
+    let load = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64;
+    put(
+        "task-error",
+        "total-record-failures",
+        load(&e.record_failures),
+    );
+    put("task-error", "total-record-errors", load(&e.record_errors));
+    put(
+        "task-error",
+        "total-records-skipped",
+        load(&e.records_skipped),
+    );
+    put("task-error", "total-retries", load(&e.retries));
+    put("task-error", "total-errors-logged", load(&e.errors_logged));
+    put(
+        "task-error",
+        "deadletterqueue-produce-requests",
+        load(&e.dlq_produce_requests),
+    );
+    put(
+        "task-error",
+        "deadletterqueue-produce-failures",
+        load(&e.dlq_produce_failures),
+    );
+    put(
+        "task-error",
+        "last-error-timestamp",
+        e.last_error_timestamp.load(Ordering::Relaxed) as f64,
+    );
+    render_active_count(out, id, m);
+    let mut status_labels = labels();
+    status_labels.push(("status", task_state(id, status)));
+    out.sample(
+        "kafka_connect_connector_task_status".to_owned(),
+        Kind::Gauge,
+        "connector-task-metrics status",
+        status_labels,
+        1.0,
+    );
+    let role = match m.kind {
+        TaskKind::Source => Role::Producer,
+        TaskKind::Sink => Role::Consumer,
+    };
+    m.with_client(|c| clients::render(out, role, &c.client_id, &c.stats));
+}
+
+/// `*-record-active-count`, `-avg` and `-max` share one name under the rules; the exporter
+/// tells them apart with an `_objectname` label naming the MBean attribute.
+fn render_active_count(out: &mut Exposition, id: &TaskId, m: &TaskMetrics) {
+    let group = match m.kind {
+        TaskKind::Source => "source",
+        TaskKind::Sink => "sink",
+    };
+    let (now, avg, max) = m.active();
+    for (suffix, value) in [("", now), ("-avg", avg), ("-max", max)] {
+        let object = format!(
+            "kafka.connect<type={group}-task-metrics, connector={}, task={}><>{group}-record-active-count{suffix}",
+            jmx_value(&id.connector),
+            id.task
+        );
+        out.sample(
+            format!("kafka_connect_{group}_task_{group}_record_active_count"),
+            Kind::Gauge,
+            &format!("{group}-task-metrics {group}-record-active-count"),
+            vec![
+                ("_objectname", object),
+                ("connector", jmx_value(&id.connector)),
+                ("task", id.task.to_string()),
+            ],
+            value,
+        );
+    }
+}
