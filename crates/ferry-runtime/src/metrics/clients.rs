@@ -46,6 +46,32 @@ fn request_latency_ms(stats: &Statistics) -> f64 {
     }
 }
 
+/// `part / whole`, NaN (Java's "no samples") when there is nothing to divide.
+fn ratio(part: f64, whole: f64) -> f64 {
+    if whole == 0.0 {
+        f64::NAN
+    } else {
+        part / whole
+    }
+}
+
+/// The mean of the brokers' throttle times in milliseconds.
+fn throttle_ms(stats: &Statistics) -> f64 {
+    let (sum, count) = nodes(stats)
+        .filter_map(|b| b.throttle.as_ref())
+        .fold((0i64, 0i64), |(s, c), w| (s + w.sum, c + w.cnt));
+    ratio(sum as f64, count as f64)
+}
+
+/// Requests of one API sent to any broker, the group coordinator's connection included.
+fn requests_of(stats: &Statistics, api: &str) -> f64 {
+    stats
+        .brokers
+        .values()
+        .map(|b| b.req.get(api).copied().unwrap_or(0))
+        .sum::<i64>() as f64
+}
+
 /// What one scrape writes for a client, with its client id as label.
 struct ClientWriter<'a> {
     out: &'a mut Exposition,
@@ -180,7 +206,9 @@ pub fn render(out: &mut Exposition, role: Role, client_id: &str, client: &Client
             .filter(|r| r.cnt > 0)
             .map_or(f64::NAN, |r| micros_to_ms(r.avg));
         w.labelled("node", "request-latency-avg", node(), latency);
+        w.labelled("node", "request-size-avg", node(), ratio(b.txbytes as f64, b.tx as f64));
     }
+    w.client("", "request-size-avg", ratio(sum(|b| b.txbytes), sum(|b| b.tx)));
 
     match role {
         Role::Producer => producer(&mut w, &now, before, client),
@@ -209,6 +237,20 @@ fn producer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>, cli
         .map(|l| micros_to_ms(l.avg))
         .fold(f64::NAN, |a: f64, v| if a.is_nan() { v } else { a.max(v) });
     w.client("", "record-queue-time-avg", queue_time);
+    w.client("", "record-size-avg", ratio(stats.txmsg_bytes as f64, stats.txmsgs as f64));
+    w.client("", "produce-throttle-time-avg", throttle_ms(stats));
+    let topics = || stats.topics.values();
+    let batches: (f64, f64, f64) = topics().fold((0.0, 0.0, 0.0), |(bytes, msgs, n), t| {
+        (
+            bytes + t.batchsize.sum as f64,
+            msgs + t.batchcnt.sum as f64,
+            n + t.batchcnt.cnt as f64,
+        )
+    });
+    w.client("", "batch-size-avg", ratio(batches.0, batches.2));
+    w.client("", "records-per-request-avg", ratio(batches.1, batches.2));
+    let metadata_age = topics().map(|t| t.metadata_age).max().unwrap_or(0);
+    w.client("", "metadata-age", metadata_age as f64 / 1000.0);
 
     // Each topic (`producer-topic-metrics`).
     for name in stats.topics.keys() {
@@ -265,6 +307,19 @@ fn consumer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>) {
         vec![],
         request_latency_ms(stats),
     );
+    let bytes = stats.rxmsg_bytes as f64;
+    w.labelled("fetch_manager", "fetch-size-avg", vec![], ratio(bytes, fetches));
+    let records = stats.rxmsgs as f64;
+    w.labelled("fetch_manager", "records-per-request-avg", vec![], ratio(records, fetches));
+    w.labelled("fetch_manager", "fetch-throttle-time-avg", vec![], throttle_ms(stats));
+    for (attribute, api) in [
+        ("heartbeat-total", "Heartbeat"),
+        ("join-total", "JoinGroup"),
+        ("sync-total", "SyncGroup"),
+        ("commit-total", "OffsetCommit"),
+    ] {
+        w.labelled("coordinator", attribute, vec![], requests_of(stats, api));
+    }
     if let Some(group) = &stats.cgrp {
         w.labelled(
             "coordinator",
