@@ -99,6 +99,40 @@ fn tolerated_bad_records_go_to_the_dead_letter_queue_with_context_headers() {
         assert!(!headers["__connect.errors.exception.message"].is_empty());
         assert!(headers["__connect.errors.exception.stacktrace"].contains("DataException"));
     }
+    // The task's error metrics count exactly the ten bad records.
+    let text = scrape(port);
+    let task = [("connector", sink.as_str()), ("task", "0")];
+    for (name, expected) in [
+        ("kafka_connect_task_error_total_record_errors", 10.0),
+        ("kafka_connect_task_error_total_record_failures", 10.0),
+        ("kafka_connect_task_error_total_records_skipped", 10.0),
+        (
+            "kafka_connect_task_error_deadletterqueue_produce_requests",
+            10.0,
+        ),
+        (
+            "kafka_connect_task_error_deadletterqueue_produce_failures",
+            0.0,
+        ),
+        ("kafka_connect_task_error_total_retries", 0.0),
+        ("kafka_connect_sink_task_sink_record_read_total", 1000.0),
+        ("kafka_connect_sink_task_sink_record_send_total", 990.0),
+    ] {
+        assert_eq!(
+            metric(&text, name, &task),
+            Some(expected),
+            "{name}:\n{text}"
+        );
+    }
+    assert!(
+        metric(
+            &text,
+            "kafka_connect_task_error_last_error_timestamp",
+            &task
+        )
+        .unwrap()
+            > 0.0
+    );
     ferry.stop();
 }
 
@@ -117,6 +151,44 @@ fn with_no_tolerance_the_task_fails_and_nothing_after_the_bad_record_is_committe
     wait_until("the sink task to fail", Duration::from_secs(60), || {
         ferry.task_state(&sink, 0).as_deref() == Some("FAILED")
     });
+    // The failed task's status series and its connector's task counts say so.
+    let text = scrape(port);
+    let task = [
+        ("connector", sink.as_str()),
+        ("task", "0"),
+        ("status", "failed"),
+    ];
+    assert_eq!(
+        metric(&text, "kafka_connect_connector_task_status", &task),
+        Some(1.0),
+        "{text}"
+    );
+    let connector = [("connector", sink.as_str())];
+    assert_eq!(
+        metric(
+            &text,
+            "kafka_connect_worker_connector_failed_task_count",
+            &connector
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        metric(
+            &text,
+            "kafka_connect_worker_connector_running_task_count",
+            &connector
+        ),
+        Some(0.0)
+    );
+    assert_eq!(
+        metric(
+            &text,
+            "kafka_connect_task_error_total_record_errors",
+            &task[..2]
+        ),
+        Some(1.0),
+        "the first bad record fails the task"
+    );
     let status = ferry.status(&sink);
     let trace = status["tasks"][0]["trace"].as_str().unwrap();
     assert!(

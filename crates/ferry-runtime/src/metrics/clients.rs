@@ -72,6 +72,10 @@ fn requests_of(stats: &Statistics, api: &str) -> f64 {
         .sum::<i64>() as f64
 }
 
+fn position_lag(p: &ferry_kafka::rdkafka::statistics::Partition) -> Option<f64> {
+    (p.app_offset >= 0 && p.hi_offset >= 0).then(|| (p.hi_offset - p.app_offset).max(0) as f64)
+}
+
 /// What one scrape writes for a client, with its client id as label.
 struct ClientWriter<'a> {
     out: &'a mut Exposition,
@@ -206,9 +210,18 @@ pub fn render(out: &mut Exposition, role: Role, client_id: &str, client: &Client
             .filter(|r| r.cnt > 0)
             .map_or(f64::NAN, |r| micros_to_ms(r.avg));
         w.labelled("node", "request-latency-avg", node(), latency);
-        w.labelled("node", "request-size-avg", node(), ratio(b.txbytes as f64, b.tx as f64));
+        w.labelled(
+            "node",
+            "request-size-avg",
+            node(),
+            ratio(b.txbytes as f64, b.tx as f64),
+        );
     }
-    w.client("", "request-size-avg", ratio(sum(|b| b.txbytes), sum(|b| b.tx)));
+    w.client(
+        "",
+        "request-size-avg",
+        ratio(sum(|b| b.txbytes), sum(|b| b.tx)),
+    );
 
     match role {
         Role::Producer => producer(&mut w, &now, before, client),
@@ -237,7 +250,11 @@ fn producer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>, cli
         .map(|l| micros_to_ms(l.avg))
         .fold(f64::NAN, |a: f64, v| if a.is_nan() { v } else { a.max(v) });
     w.client("", "record-queue-time-avg", queue_time);
-    w.client("", "record-size-avg", ratio(stats.txmsg_bytes as f64, stats.txmsgs as f64));
+    w.client(
+        "",
+        "record-size-avg",
+        ratio(stats.txmsg_bytes as f64, stats.txmsgs as f64),
+    );
     w.client("", "produce-throttle-time-avg", throttle_ms(stats));
     let topics = || stats.topics.values();
     let batches: (f64, f64, f64) = topics().fold((0.0, 0.0, 0.0), |(bytes, msgs, n), t| {
@@ -308,10 +325,25 @@ fn consumer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>) {
         request_latency_ms(stats),
     );
     let bytes = stats.rxmsg_bytes as f64;
-    w.labelled("fetch_manager", "fetch-size-avg", vec![], ratio(bytes, fetches));
+    w.labelled(
+        "fetch_manager",
+        "fetch-size-avg",
+        vec![],
+        ratio(bytes, fetches),
+    );
     let records = stats.rxmsgs as f64;
-    w.labelled("fetch_manager", "records-per-request-avg", vec![], ratio(records, fetches));
-    w.labelled("fetch_manager", "fetch-throttle-time-avg", vec![], throttle_ms(stats));
+    w.labelled(
+        "fetch_manager",
+        "records-per-request-avg",
+        vec![],
+        ratio(records, fetches),
+    );
+    w.labelled(
+        "fetch_manager",
+        "fetch-throttle-time-avg",
+        vec![],
+        throttle_ms(stats),
+    );
     for (attribute, api) in [
         ("heartbeat-total", "Heartbeat"),
         ("join-total", "JoinGroup"),
@@ -339,17 +371,16 @@ fn consumer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>) {
     // share a name under the rules, so the exporter tells them apart with `_objectname`.
     let client_id = w.client_id.clone();
     for (name, topic) in &stats.topics {
-        for p in topic
-            .partitions
-            .values()
-            .filter(|p| p.partition >= 0 && p.consumer_lag >= 0)
-        {
-            let lag = p.consumer_lag as f64;
+        for p in topic.partitions.values().filter(|p| p.partition >= 0) {
+            // Java's lag is the high watermark less the position handed to the application.
+            let Some(lag) = position_lag(p) else {
+                continue;
+            };
             let earlier = before
                 .and_then(|r| r.stats.topics.get(name))
                 .and_then(|t| t.partitions.get(&p.partition))
-                .filter(|e| e.consumer_lag >= 0)
-                .map_or(lag, |e| e.consumer_lag as f64);
+                .and_then(position_lag)
+                .unwrap_or(lag);
             let lead = (p.next_offset - p.lo_offset).max(0) as f64;
             let labels = |object: Option<&str>| {
                 let mut l = Vec::new();
