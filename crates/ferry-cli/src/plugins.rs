@@ -24,6 +24,8 @@ pub async fn registry(
     // Bad automatic-restart settings stop start-up rather than leave restarts silently off.
     ferry_runtime::worker::auto_restart::RestartPolicy::from_worker_props(&config.originals)
         .map_err(|e| anyhow!(e))?;
+    ferry_runtime::worker::auto_restart::RestartPolicy::for_connectors(&config.originals)
+        .map_err(|e| anyhow!(e))?;
     let mut registry = Registry::builtin();
     registry.client_overrides =
         ferry_runtime::config::override_policy::ClientOverrides::from_worker_props(

@@ -50,7 +50,8 @@ fn pipeline_counters_equal_the_records_moved_and_states_follow_pause_and_resume(
     let sink_task = [("connector", sink.as_str()), ("task", "0")];
     let producer = format!("connector-producer-{src}-0");
     let consumer = format!("connector-consumer-{sink}-0");
-    let expected: Vec<(&str, Vec<(&str, &str)>, f64)> = vec![
+    type Expected<'a> = Vec<(&'a str, Vec<(&'a str, &'a str)>, f64)>;
+    let expected: Expected<'_> = vec![
         (
             "kafka_connect_source_task_source_record_poll_total",
             source_task.to_vec(),

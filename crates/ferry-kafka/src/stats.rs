@@ -16,10 +16,13 @@ pub struct Report {
     pub stats: Statistics,
 }
 
+/// The latest report and the one before it.
+pub type Latest = (Option<Arc<Report>>, Option<Arc<Report>>);
+
 /// The statistics of one client.
 pub struct ClientStats {
     created: SystemTime,
-    reports: Mutex<(Option<Arc<Report>>, Option<Arc<Report>>)>,
+    reports: Mutex<Latest>,
     /// Records whose delivery failed for good (librdkafka's statistics do not count them).
     record_errors: AtomicU64,
 }
@@ -54,7 +57,7 @@ impl ClientStats {
     }
 
     /// The latest report and the one before it.
-    pub fn reports(&self) -> (Option<Arc<Report>>, Option<Arc<Report>>) {
+    pub fn reports(&self) -> Latest {
         let reports = self.reports.lock().unwrap_or_else(|e| e.into_inner());
         (reports.1.clone(), reports.0.clone())
     }

@@ -329,11 +329,17 @@ mod tests {
         let failed = none.handle(&ctx).unwrap_err();
         assert!(failed.to_string().starts_with("Tolerance exceeded in error handler (stage VALUE_CONVERTER, class org.apache.kafka.connect.json.JsonConverter)"));
         assert!(failed.trace().contains("bad json"));
+        let metrics = Arc::new(ErrorMetrics::default());
         let mut all = ErrorHandler::new(
             settings(&[("errors.tolerance", "all")]),
             CancellationToken::new(),
+            metrics.clone(),
         );
         assert!(all.handle(&ctx).is_ok());
         assert_eq!(all.failures(), 1);
+        let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(count(&metrics.record_errors), 1);
+        assert_eq!(count(&metrics.records_skipped), 1);
+        assert_eq!(count(&metrics.errors_logged), 0, "errors.log.enable is off");
     }
 }

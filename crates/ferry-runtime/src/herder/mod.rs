@@ -209,22 +209,29 @@ pub trait Herder: Send + Sync {
 }
 
 /// Carries out the worker's automatic restart requests through `herder`, which decides whether
-/// the task is still this worker's (a task that recovered or moved meanwhile is left alone).
+/// the task or connector is still this worker's (one that recovered or moved meanwhile is left
+/// alone).
 pub fn run_automatic_restarts(herder: Arc<dyn Herder>, worker: Arc<crate::worker::Worker>) {
+    use crate::worker::auto_restart::RestartTarget;
     let Some(mut requests) = worker.take_restart_requests() else {
         return;
     };
     tokio::spawn(async move {
-        while let Some(id) = requests.recv().await {
-            if !worker.task_failed(&id) {
-                continue;
-            }
-            match herder.restart_task(&id).await {
+        while let Some(target) = requests.recv().await {
+            let restarted = match &target {
+                RestartTarget::Task(id) if worker.task_failed(id) => herder.restart_task(id).await,
+                RestartTarget::Connector(name) if worker.connector_failed(name) => {
+                    herder.restart_connector(name).await
+                }
+                _ => continue,
+            };
+            match restarted {
                 Ok(()) => {
-                    tracing::info!(connector = %id.connector, task = id.task, "Restarted the failed task")
+                    worker.metrics().restarted();
+                    tracing::info!(?target, "Restarted automatically")
                 }
                 Err(error) => {
-                    tracing::warn!(connector = %id.connector, task = id.task, %error, "Could not restart the failed task")
+                    tracing::warn!(?target, %error, "Could not restart automatically")
                 }
             }
         }

@@ -1,7 +1,7 @@
-//! Automatic restarts of failed tasks (beyond Java, off by default): exponential backoff with
-//! jitter, a cap on attempts, and a fresh count once a task has run healthily for a while. The
-//! worker only asks; the herder's loop, which owns every start, restarts the task if it is
-//! still this worker's and still FAILED.
+//! Automatic restarts of failed tasks and connectors (beyond Java, off by default): exponential
+//! backoff with jitter, a cap on attempts, and a fresh count once one has run healthily for a
+//! while. The worker only asks; the herder, which owns every start, restarts the task or
+//! connector if it is still this worker's and still FAILED.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -16,6 +16,20 @@ pub const INITIAL_BACKOFF_MS: &str = "ferry.task.restart.backoff.initial.ms";
 pub const MAX_BACKOFF_MS: &str = "ferry.task.restart.backoff.max.ms";
 pub const MAX_ATTEMPTS: &str = "ferry.task.restart.max.attempts";
 pub const RESET_AFTER_MS: &str = "ferry.task.restart.reset.after.ms";
+
+/// The same settings for connectors, under `ferry.connector.restart.`.
+pub const CONNECTOR_ENABLE: &str = "ferry.connector.restart.enable";
+pub const CONNECTOR_INITIAL_BACKOFF_MS: &str = "ferry.connector.restart.backoff.initial.ms";
+pub const CONNECTOR_MAX_BACKOFF_MS: &str = "ferry.connector.restart.backoff.max.ms";
+pub const CONNECTOR_MAX_ATTEMPTS: &str = "ferry.connector.restart.max.attempts";
+pub const CONNECTOR_RESET_AFTER_MS: &str = "ferry.connector.restart.reset.after.ms";
+
+/// What failed and may be restarted.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RestartTarget {
+    Connector(String),
+    Task(TaskId),
+}
 
 /// The worker's restart policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,19 +50,48 @@ fn millis(props: &ConfigMap, key: &str, default: u64) -> Result<u64, String> {
 }
 
 impl RestartPolicy {
-    /// The policy the worker's keys describe; `None` unless `ferry.task.restart.enable=true`.
+    /// The task policy the worker's keys describe; `None` unless
+    /// `ferry.task.restart.enable=true`.
     pub fn from_worker_props(props: &ConfigMap) -> Result<Option<Self>, String> {
+        Self::from_keys(
+            props,
+            [
+                ENABLE,
+                INITIAL_BACKOFF_MS,
+                MAX_BACKOFF_MS,
+                MAX_ATTEMPTS,
+                RESET_AFTER_MS,
+            ],
+        )
+    }
+
+    /// The connector policy; `None` unless `ferry.connector.restart.enable=true`.
+    pub fn for_connectors(props: &ConfigMap) -> Result<Option<Self>, String> {
+        Self::from_keys(
+            props,
+            [
+                CONNECTOR_ENABLE,
+                CONNECTOR_INITIAL_BACKOFF_MS,
+                CONNECTOR_MAX_BACKOFF_MS,
+                CONNECTOR_MAX_ATTEMPTS,
+                CONNECTOR_RESET_AFTER_MS,
+            ],
+        )
+    }
+
+    fn from_keys(props: &ConfigMap, keys: [&str; 5]) -> Result<Option<Self>, String> {
+        let [enable, initial, max, attempts, reset] = keys;
         let enabled = props
-            .get(ENABLE)
+            .get(enable)
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         if !enabled {
             return Ok(None);
         }
         Ok(Some(RestartPolicy {
-            initial_backoff: Duration::from_millis(millis(props, INITIAL_BACKOFF_MS, 1_000)?),
-            max_backoff: Duration::from_millis(millis(props, MAX_BACKOFF_MS, 60_000)?),
-            max_attempts: u32::try_from(millis(props, MAX_ATTEMPTS, 10)?).unwrap_or(u32::MAX),
-            reset_after: Duration::from_millis(millis(props, RESET_AFTER_MS, 300_000)?),
+            initial_backoff: Duration::from_millis(millis(props, initial, 1_000)?),
+            max_backoff: Duration::from_millis(millis(props, max, 60_000)?),
+            max_attempts: u32::try_from(millis(props, attempts, 10)?).unwrap_or(u32::MAX),
+            reset_after: Duration::from_millis(millis(props, reset, 300_000)?),
         }))
     }
 
@@ -65,14 +108,15 @@ impl RestartPolicy {
     }
 }
 
-/// Per task: restarts asked for since it last ran healthily, and when it last started.
+/// Per task or connector: restarts asked for since it last ran healthily, and when it last
+/// started.
 #[derive(Default)]
 pub struct RestartTracker {
-    tasks: Mutex<HashMap<TaskId, (u32, Instant)>>,
+    tasks: Mutex<HashMap<RestartTarget, (u32, Instant)>>,
 }
 
 impl RestartTracker {
-    pub fn started(&self, id: &TaskId) {
+    pub fn started(&self, id: &RestartTarget) {
         let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
         let entry = tasks.entry(id.clone()).or_insert((0, Instant::now()));
         entry.1 = Instant::now();
@@ -80,7 +124,7 @@ impl RestartTracker {
 
     /// The attempt number and delay of the next restart of a task that just failed, or `None`
     /// once the cap is reached.
-    pub fn failed(&self, id: &TaskId, policy: &RestartPolicy) -> Option<(u32, Duration)> {
+    pub fn failed(&self, id: &RestartTarget, policy: &RestartPolicy) -> Option<(u32, Duration)> {
         let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
         let entry = tasks.entry(id.clone()).or_insert((0, Instant::now()));
         if entry.1.elapsed() >= policy.reset_after {
@@ -97,7 +141,7 @@ impl RestartTracker {
     }
 
     /// A restart by hand (REST) starts the count again.
-    pub fn forget(&self, id: &TaskId) {
+    pub fn forget(&self, id: &RestartTarget) {
         self.tasks
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -123,10 +167,10 @@ mod tests {
         assert_eq!(policy.delay(1, 0), Duration::from_millis(80));
         assert_eq!(policy.delay(1, 400), Duration::from_millis(120));
         let tracker = RestartTracker::default();
-        let id = TaskId {
+        let id = RestartTarget::Task(TaskId {
             connector: "c".to_owned(),
             task: 0,
-        };
+        });
         tracker.started(&id);
         assert_eq!(tracker.failed(&id, &policy).map(|(n, _)| n), Some(1));
         assert_eq!(tracker.failed(&id, &policy).map(|(n, _)| n), Some(2));
@@ -149,5 +193,15 @@ mod tests {
         .into_iter()
         .collect();
         assert!(RestartPolicy::from_worker_props(&props).is_err());
+        assert_eq!(RestartPolicy::for_connectors(&props).unwrap(), None);
+        let connectors: ConfigMap = [(CONNECTOR_ENABLE.to_owned(), "true".to_owned())]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            RestartPolicy::for_connectors(&connectors)
+                .unwrap()
+                .map(|p| p.max_attempts),
+            Some(10)
+        );
     }
 }

@@ -19,7 +19,7 @@ use crate::metrics::{ConnectMetrics, ConnectorInfo, TaskKind};
 use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
-use crate::worker::auto_restart::{RestartPolicy, RestartTracker};
+use crate::worker::auto_restart::{RestartPolicy, RestartTarget, RestartTracker};
 use crate::worker::converters::task_converters;
 use crate::worker::task_context::{TargetState, TaskContext};
 use crate::worker::transformation_chain::TransformationChain;
@@ -63,8 +63,10 @@ pub struct Worker {
     /// Automatic restarts of failed tasks (`ferry.task.restart.*`; off unless enabled).
     auto_restart: Option<RestartPolicy>,
     restart_tracker: Arc<RestartTracker>,
-    restart_tx: mpsc::UnboundedSender<TaskId>,
-    restart_rx: Mutex<Option<mpsc::UnboundedReceiver<TaskId>>>,
+    /// Automatic restarts of failed connectors (`ferry.connector.restart.*`; off unless enabled).
+    connector_restart: Option<RestartPolicy>,
+    restart_tx: mpsc::UnboundedSender<RestartTarget>,
+    restart_rx: Mutex<Option<mpsc::UnboundedReceiver<RestartTarget>>>,
     metrics: Arc<ConnectMetrics>,
 }
 
@@ -75,6 +77,7 @@ struct WorkerConnectorContext {
     reconfigure: mpsc::UnboundedSender<String>,
     offsets: Arc<dyn OffsetBackingStore>,
     sink: bool,
+    restart: Option<RestartHandle>,
 }
 
 impl ConnectorContext for WorkerConnectorContext {
@@ -93,6 +96,10 @@ impl ConnectorContext for WorkerConnectorContext {
                 generation: 0,
             },
         );
+        schedule_restart(
+            self.restart.clone(),
+            RestartTarget::Connector(self.name.clone()),
+        );
     }
 
     fn offset_reader(&self) -> Option<Arc<dyn OffsetStorageReader>> {
@@ -108,20 +115,24 @@ impl ConnectorContext for WorkerConnectorContext {
 type RestartHandle = (
     RestartPolicy,
     Arc<RestartTracker>,
-    mpsc::UnboundedSender<TaskId>,
+    mpsc::UnboundedSender<RestartTarget>,
     CancellationToken,
 );
 
 /// After a failure, asks for an automatic restart once the backoff has passed (if enabled and
 /// attempts remain).
-fn schedule_restart(restart: Option<RestartHandle>, id: TaskId) {
+fn schedule_restart(restart: Option<RestartHandle>, id: RestartTarget) {
     let Some((policy, tracker, requests, shutdown)) = restart else {
         return;
+    };
+    let (what, title) = match &id {
+        RestartTarget::Connector(_) => ("connector", "Connector"),
+        RestartTarget::Task(_) => ("task", "Task"),
     };
     let Some((attempt, delay)) = tracker.failed(&id, &policy) else {
         tracing::error!(
             attempts = policy.max_attempts,
-            "Task failed on every automatic restart; it stays FAILED until restarted by hand"
+            "{title} failed on every automatic restart; it stays FAILED until restarted by hand"
         );
         return;
     };
@@ -129,7 +140,7 @@ fn schedule_restart(restart: Option<RestartHandle>, id: TaskId) {
         attempt,
         of = policy.max_attempts,
         delay_ms = delay.as_millis() as u64,
-        "Restarting the failed task automatically"
+        "Restarting the failed {what} automatically"
     );
     tokio::spawn(async move {
         tokio::select! {
@@ -162,9 +173,15 @@ impl Worker {
                 tracing::error!(%error, "Automatic task restarts are off");
                 None
             });
+        let connector_restart =
+            RestartPolicy::for_connectors(&config.originals).unwrap_or_else(|error| {
+                tracing::error!(%error, "Automatic connector restarts are off");
+                None
+            });
         let (restart_tx, restart_rx) = mpsc::unbounded_channel();
         Worker {
             auto_restart,
+            connector_restart,
             restart_tracker: Arc::default(),
             restart_tx,
             restart_rx: Mutex::new(Some(restart_rx)),
@@ -194,8 +211,26 @@ impl Worker {
 
     /// The tasks that failed and are due for an automatic restart (taken once, by whoever
     /// restarts them through the herder).
-    pub fn take_restart_requests(&self) -> Option<mpsc::UnboundedReceiver<TaskId>> {
+    pub fn take_restart_requests(&self) -> Option<mpsc::UnboundedReceiver<RestartTarget>> {
         lock(&self.restart_rx).take()
+    }
+
+    /// Whether a connector's last reported state is FAILED.
+    pub fn connector_failed(&self, name: &str) -> bool {
+        self.status
+            .connector(name)
+            .is_some_and(|s| s.state == State::Failed)
+    }
+
+    fn connector_restart_handle(&self) -> Option<RestartHandle> {
+        self.connector_restart.clone().map(|policy| {
+            (
+                policy,
+                self.restart_tracker.clone(),
+                self.restart_tx.clone(),
+                self.shutdown.clone(),
+            )
+        })
     }
 
     /// Whether a task's last reported state is FAILED.
@@ -254,6 +289,10 @@ impl Worker {
             let err = ConnectorRuntimeError::UnknownClass(class);
             self.connector_status(name, State::Failed, Some(err.to_string()));
             self.metrics.connector_started(name, None);
+            schedule_restart(
+                self.connector_restart_handle(),
+                RestartTarget::Connector(name.to_owned()),
+            );
             return Err(err);
         };
         let mut instance = (plugin.create)();
@@ -264,6 +303,7 @@ impl Worker {
             reconfigure: self.reconfigure.clone(),
             offsets: self.offsets.clone(),
             sink: plugin.kind == PluginKind::Sink,
+            restart: self.connector_restart_handle(),
         });
         if target != TargetState::Stopped {
             // The connector sees its provider variables resolved; stores keep them as written.
@@ -276,6 +316,10 @@ impl Worker {
                 tracing::error!(error = %e, "Failed to start connector");
                 self.connector_status(name, State::Failed, Some(e.trace()));
                 self.metrics.connector_started(name, None);
+                schedule_restart(
+                    self.connector_restart_handle(),
+                    RestartTarget::Connector(name.to_owned()),
+                );
                 return Err(e.into());
             }
         }
@@ -297,6 +341,8 @@ impl Worker {
             TargetState::Stopped => State::Stopped,
         };
         tracing::info!(state = %state, "Connector started");
+        self.restart_tracker
+            .started(&RestartTarget::Connector(name.to_owned()));
         self.connector_status(name, state, None);
         lock(&self.targets)
             .entry(name.to_owned())
@@ -448,7 +494,8 @@ impl Worker {
         let status = self.status.clone();
         let worker_id = self.worker_id.clone();
         let task_id = id.clone();
-        self.restart_tracker.started(&id);
+        self.restart_tracker
+            .started(&RestartTarget::Task(id.clone()));
         let restart = self.auto_restart.clone().map(|policy| {
             (
                 policy,
@@ -469,13 +516,13 @@ impl Worker {
                     Ok(Err(e)) => {
                         tracing::error!(error = %e, "Task threw an uncaught and unrecoverable exception. Task is being killed and will not recover until manually restarted");
                         put(State::Failed, Some(e.trace()));
-                        schedule_restart(restart, task_id);
+                        schedule_restart(restart, RestartTarget::Task(task_id));
                     }
                     Err(panic) => {
                         let message = panic_message(&panic);
                         tracing::error!(panic = %message, "Task panicked. Task is being killed and will not recover until manually restarted");
                         put(State::Failed, Some(format!("org.apache.kafka.connect.errors.ConnectException: task panicked: {message}")));
-                        schedule_restart(restart, task_id);
+                        schedule_restart(restart, RestartTarget::Task(task_id));
                     }
                 }
             }
