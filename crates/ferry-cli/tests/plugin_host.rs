@@ -529,3 +529,81 @@ fn a_java_connector_s_transforms_are_checked_when_it_is_validated() {
     assert_eq!(code, 400, "{body}");
     ferry.stop();
 }
+
+/// `GET /health` with its status code and body.
+fn health(ferry: &Ferry) -> (u16, serde_json::Value) {
+    ferry.call("GET", "/health", None)
+}
+
+#[test]
+fn health_reports_a_stuck_herder_loop_and_its_recovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("stuck"), port());
+    let cluster = unique("stuck-cluster");
+    let worker = distributed_properties(
+        dir.path(),
+        port,
+        &cluster,
+        &format!(
+            "plugin.path={}\nferry.plugin.host.call.timeout.ms=120000\n",
+            test_plugin_path()
+        ),
+    );
+    let ferry = Ferry::distributed(dir.path(), port, &worker);
+    let name = format!("{topic}-seq");
+    let config = format!(
+        r#"{{"connector.class":"dev.ferry.testplugin.SequenceSourceConnector","topic":"{topic}"}}"#
+    );
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{name}/config"), Some(&config))
+            .0,
+        201
+    );
+    wait_until("the hosted task RUNNING", Duration::from_secs(120), || {
+        ferry.task_state(&name, 0).as_deref() == Some("RUNNING")
+    });
+    assert_eq!(health(&ferry).0, 200);
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{name}/pause"), None)
+            .0,
+        202
+    );
+    wait_until("the task PAUSED", Duration::from_secs(30), || {
+        ferry.task_state(&name, 0).as_deref() == Some("PAUSED")
+    });
+
+    // With the plugin host frozen, resuming makes the herder loop wait on the connector (it
+    // asks for task configs), so the loop cannot answer the health check.
+    let pid = host_pid(&ferry);
+    let signal = |sig: &str| {
+        assert!(std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap()
+            .success());
+    };
+    signal("-STOP");
+    assert_eq!(
+        ferry
+            .call("PUT", &format!("/connectors/{name}/resume"), None)
+            .0,
+        202
+    );
+    let (status, body) = health(&ferry);
+    signal("-CONT");
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(body["status"], "unhealthy");
+    assert_eq!(
+        body["message"],
+        "Worker was unable to handle this request and may be unable to handle other requests."
+    );
+    wait_until("the worker healthy again", Duration::from_secs(60), || {
+        health(&ferry).0 == 200
+    });
+    wait_until("the task RUNNING again", Duration::from_secs(60), || {
+        ferry.task_state(&name, 0).as_deref() == Some("RUNNING")
+    });
+    ferry.stop();
+}

@@ -14,20 +14,37 @@ pub(crate) async fn server_info(State(state): State<AppState>) -> Json<Value> {
     }))
 }
 
-/// `GET /health` (KIP-1017): healthy once start-up is over.
+/// How long `GET /health` waits for the herder, as Java's health check does.
+const HEALTH_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `GET /health` (KIP-1017): starting until start-up is over; then healthy when the herder
+/// answers within the timeout, unhealthy (500) when it is stuck.
 pub(crate) async fn health(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    if state.herder.is_ready() {
-        (
+    if !state.herder.is_ready() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({"status": "starting", "message": "Worker is still starting up."})),
+        );
+    }
+    match tokio::time::timeout(HEALTH_CHECK_TIMEOUT, state.herder.health_check()).await {
+        Ok(()) => (
             StatusCode::OK,
             Json(
                 json!({"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."}),
             ),
-        )
-    } else {
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(json!({"status": "starting", "message": "Worker is still starting up."})),
-        )
+        ),
+        Err(_) => {
+            tracing::warn!(
+                timeout_ms = HEALTH_CHECK_TIMEOUT.as_millis() as u64,
+                "Health check: the herder did not answer in time"
+            );
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(
+                    json!({"status": "unhealthy", "message": "Worker was unable to handle this request and may be unable to handle other requests."}),
+                ),
+            )
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use ferry_runtime::herder::{
 use ferry_runtime::plugins::{PluginKind, Registry};
 use ferry_runtime::status::{StatusStore, TaskId};
 use ferry_runtime::worker::{TargetState, Worker};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::DistributedConfig;
@@ -47,6 +47,9 @@ pub struct DistributedHerder {
     pub(crate) shutdown: CancellationToken,
     /// Applies a cluster-wide logger level to this worker (KIP-976).
     logger_levels: Option<LoggerApplier>,
+    /// Health checks for the tick loop to answer (KIP-1017); the loop takes the receiver.
+    health_checks: mpsc::UnboundedSender<oneshot::Sender<()>>,
+    pub(crate) health_check_requests: Mutex<Option<mpsc::UnboundedReceiver<oneshot::Sender<()>>>>,
 }
 
 /// Sets a logger namespace's level on this worker.
@@ -167,7 +170,10 @@ impl DistributedHerder {
         shutdown: CancellationToken,
         logger_levels: Option<LoggerApplier>,
     ) -> Arc<Self> {
+        let (health_checks, health_check_requests) = mpsc::unbounded_channel();
         Arc::new(DistributedHerder {
+            health_checks,
+            health_check_requests: Mutex::new(Some(health_check_requests)),
             logger_levels,
             config,
             worker,
@@ -506,6 +512,14 @@ impl Herder for DistributedHerder {
 
     fn kafka_cluster_id(&self) -> String {
         self.cluster_id.clone()
+    }
+
+    async fn health_check(&self) {
+        let (reply, answered) = oneshot::channel();
+        if self.health_checks.send(reply).is_err() || answered.await.is_err() {
+            // The loop has ended: it will never answer, which is what a stuck loop looks like.
+            std::future::pending::<()>().await;
+        }
     }
 
     fn render_metrics(&self) -> String {

@@ -55,6 +55,8 @@ pub(crate) struct Tick {
     known: BTreeSet<String>,
     /// Java's rebalance and coordinator metrics of this worker.
     group_metrics: Arc<GroupMetrics>,
+    /// `GET /health` asks here; answering proves the loop is not stuck.
+    health_checks: mpsc::UnboundedReceiver<tokio::sync::oneshot::Sender<()>>,
 }
 
 fn compatibility(mode: crate::config::ProtocolMode) -> ConnectProtocolCompatibility {
@@ -91,9 +93,16 @@ impl Tick {
         let max_delay = herder.config.scheduled_rebalance_max_delay;
         let known = herder.configs.snapshot().connectors().into_iter().collect();
         let group_metrics = Arc::new(GroupMetrics::new(herder.worker.worker_id()));
+        let health_checks = herder
+            .health_check_requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_else(|| mpsc::unbounded_channel().1);
         herder.worker.metrics().set_group(group_metrics.clone());
         Tick {
             group_metrics,
+            health_checks,
             herder,
             member,
             assignor: LeaderAssignor::new(max_delay),
@@ -162,6 +171,9 @@ impl Tick {
                 }
                 Some(name) = self.reconfigure_requests.recv() => {
                     self.reconfigure(name).await;
+                }
+                Some(reply) = self.health_checks.recv() => {
+                    let _ = reply.send(());
                 }
                 _ = tokio::time::sleep_until(rejoin_at.unwrap_or(far)), if rejoin_at.is_some() => {
                     rejoin_at = None;

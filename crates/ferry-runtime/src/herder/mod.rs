@@ -202,6 +202,10 @@ pub trait Herder: Send + Sync {
     fn registry(&self) -> Arc<Registry>;
     /// Whether start-up has finished (`GET /health`).
     fn is_ready(&self) -> bool;
+    /// Completes once the herder could take a request (KIP-1017): `GET /health` reports the
+    /// worker unhealthy when this does not complete in time, as Java queues a no-op request
+    /// for its herder thread.
+    async fn health_check(&self);
     /// The Kafka cluster this worker belongs to, for `GET /`.
     fn kafka_cluster_id(&self) -> String;
     /// This worker's metrics in the Prometheus text format (`GET /metrics`).

@@ -518,6 +518,12 @@ impl Herder for StandaloneHerder {
         self.cluster_id.clone()
     }
 
+    async fn health_check(&self) {
+        // Every request takes this lock, as every Java standalone request synchronizes on the
+        // herder.
+        drop(self.connectors.lock().await);
+    }
+
     fn render_metrics(&self) -> String {
         self.worker.render_metrics()
     }
