@@ -607,3 +607,72 @@ fn health_reports_a_stuck_herder_loop_and_its_recovery() {
     });
     ferry.stop();
 }
+
+#[test]
+fn failed_connectors_restart_automatically_until_they_start_or_reach_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("connrestart"), port());
+    let worker = worker_properties(dir.path(), port, 1000);
+    append(
+        &worker,
+        &format!(
+            "plugin.path={}\nferry.connector.restart.enable=true\nferry.connector.restart.backoff.initial.ms=300\n\
+             ferry.connector.restart.backoff.max.ms=1000\nferry.connector.restart.max.attempts=3\n",
+            test_plugin_path()
+        ),
+    );
+    let ferry = Ferry::start(dir.path(), port, &worker, &[]);
+    let (never, later) = (format!("{topic}-never"), format!("{topic}-later"));
+    for name in [&never, &later] {
+        let flag = dir.path().join(format!("{name}.flag"));
+        let body = format!(
+            r#"{{"name":"{name}","config":{{"connector.class":"dev.ferry.testplugin.SequenceSourceConnector","topic":"{topic}","connector.start.requires.file":"{}"}}}}"#,
+            flag.display()
+        );
+        assert_eq!(ferry.call("POST", "/connectors", Some(&body)).0, 201);
+    }
+    wait_until(
+        "the connectors' first failures",
+        Duration::from_secs(60),
+        || {
+            ferry.status(&later)["connector"]["state"] == "FAILED"
+                || ferry
+                    .log_text()
+                    .contains("Restarting the failed connector automatically")
+        },
+    );
+    write_file(&dir.path().join(format!("{later}.flag")), "");
+    wait_until(
+        "the recovered connector and its task RUNNING without a human",
+        Duration::from_secs(60),
+        || {
+            ferry.status(&later)["connector"]["state"] == "RUNNING"
+                && ferry.task_state(&later, 0).as_deref() == Some("RUNNING")
+        },
+    );
+    wait_until(
+        "the hopeless connector given up on",
+        Duration::from_secs(60),
+        || {
+            ferry
+                .log_text()
+                .contains("Connector failed on every automatic restart")
+        },
+    );
+    let log = ferry.log_text();
+    let attempts = log
+        .lines()
+        .filter(|l| {
+            l.contains(&never) && l.contains("Restarting the failed connector automatically")
+        })
+        .count();
+    assert_eq!(attempts, 3, "three attempts for {never}:\n{log}");
+    assert_eq!(ferry.status(&never)["connector"]["state"], "FAILED");
+    let restarts = metric(
+        &scrape(port),
+        "ferry_connect_worker_automatic_restarts_total",
+        &[],
+    );
+    assert!(restarts.unwrap() >= 4.0, "{restarts:?}");
+    ferry.stop();
+}

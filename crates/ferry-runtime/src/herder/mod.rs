@@ -223,20 +223,20 @@ pub fn run_automatic_restarts(herder: Arc<dyn Herder>, worker: Arc<crate::worker
     tokio::spawn(async move {
         while let Some(target) = requests.recv().await {
             let restarted = match &target {
-                RestartTarget::Task(id) if worker.task_failed(id) => herder.restart_task(id).await,
+                RestartTarget::Task(id) if worker.task_failed(id) => {
+                    worker.metrics().restarted();
+                    herder.restart_task(id).await
+                }
                 RestartTarget::Connector(name) if worker.connector_failed(name) => {
+                    worker.metrics().restarted();
                     herder.restart_connector(name).await
                 }
                 _ => continue,
             };
             match restarted {
-                Ok(()) => {
-                    worker.metrics().restarted();
-                    tracing::info!(?target, "Restarted automatically")
-                }
-                Err(error) => {
-                    tracing::warn!(?target, %error, "Could not restart automatically")
-                }
+                Ok(()) => tracing::info!(?target, "Restarted automatically"),
+                // A restart that fails again is scheduled again by the worker, within the cap.
+                Err(error) => tracing::warn!(?target, %error, "Automatic restart failed"),
             }
         }
     });

@@ -1,5 +1,7 @@
 package dev.ferry.testplugin;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,19 +11,22 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceConnector;
 
 /**
  * A source connector whose single task emits numbered records ("record-0", "record-1", ...) and
  * keeps its position as a source offset. Serves the scenarios: source offsets are read back after
  * a restart (the task continues where it stopped), a task that throws in start
- * ({@code fail.on.start}), and a plugin that kills its JVM ({@code exit.on.poll}).
+ * ({@code fail.on.start}), a connector that fails to start until a file exists
+ * ({@code connector.start.requires.file}), and a plugin that kills its JVM ({@code exit.on.poll}).
  */
 public class SequenceSourceConnector extends SourceConnector {
     public static final String TOPIC = "topic";
     public static final String BATCH_SIZE = "batch.size";
     public static final String FAIL_ON_START = "fail.on.start";
     public static final String EXIT_ON_POLL = "exit.on.poll";
+    public static final String START_REQUIRES_FILE = "connector.start.requires.file";
 
     static final ConfigDef CONFIG_DEF = new ConfigDef()
         .define(TOPIC, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Importance.HIGH,
@@ -31,7 +36,9 @@ public class SequenceSourceConnector extends SourceConnector {
         .define(FAIL_ON_START, Type.BOOLEAN, false, Importance.LOW,
             "When true the task throws a ConnectException in start.")
         .define(EXIT_ON_POLL, Type.INT, -1, Importance.LOW,
-            "When 0 or more the task calls System.exit with this status in poll, killing its JVM.");
+            "When 0 or more the task calls System.exit with this status in poll, killing its JVM.")
+        .define(START_REQUIRES_FILE, Type.STRING, null, Importance.LOW,
+            "When set, the connector throws a ConnectException in start while this file is missing.");
 
     private Map<String, String> props;
 
@@ -42,7 +49,11 @@ public class SequenceSourceConnector extends SourceConnector {
 
     @Override
     public void start(Map<String, String> props) {
-        new AbstractConfig(CONFIG_DEF, props);
+        AbstractConfig config = new AbstractConfig(CONFIG_DEF, props);
+        String required = config.getString(START_REQUIRES_FILE);
+        if (required != null && !Files.exists(Path.of(required))) {
+            throw new ConnectException("SequenceSourceConnector needs " + required + " to start");
+        }
         this.props = new HashMap<>(props);
     }
 
