@@ -233,10 +233,16 @@ pub fn run_automatic_restarts(herder: Arc<dyn Herder>, worker: Arc<crate::worker
                 }
                 _ => continue,
             };
+            let what = match &target {
+                RestartTarget::Task(_) => "task",
+                RestartTarget::Connector(_) => "connector",
+            };
             match restarted {
-                Ok(()) => tracing::info!(?target, "Restarted automatically"),
+                Ok(()) => tracing::info!(?target, "Restarted the failed {what}"),
                 // A restart that fails again is scheduled again by the worker, within the cap.
-                Err(error) => tracing::warn!(?target, %error, "Automatic restart failed"),
+                Err(error) => {
+                    tracing::warn!(?target, %error, "Could not restart the failed {what}")
+                }
             }
         }
     });
