@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use super::clients::{self, Role};
 use super::exposition::{jmx_value, metric_name, Exposition, Kind};
 use super::group::GroupMetrics;
-use super::task::{TaskKind, TaskMetrics};
+use super::task::{Meter, TaskKind, TaskMetrics};
+use super::window::Windowed;
 use crate::status::{State, StatusStore, TaskId};
 
 /// A connector that runs on this worker (Java's `connector-metrics`).
@@ -246,114 +247,55 @@ fn render_task(out: &mut Exposition, id: &TaskId, m: &TaskMetrics, status: &dyn 
     let (running, paused) = m.ratios();
     put("connector-task", "running-ratio", running);
     put("connector-task", "pause-ratio", paused);
-    put("connector-task", "batch-size-avg", m.batch_size.avg());
-    put("connector-task", "batch-size-max", m.batch_size.max());
-    put(
-        "connector-task",
-        "offset-commit-avg-time-ms",
-        m.offset_commit_time_ms.avg(),
-    );
-    put(
-        "connector-task",
-        "offset-commit-max-time-ms",
-        m.offset_commit_time_ms.max(),
-    );
-    match m.kind {
-        TaskKind::Source => {
-            put(
+    // Counts render as `<name>-total` and `<name>-rate`; timings and sizes as their average and
+    // maximum, named by the pattern with `{}` for `avg` or `max`.
+    let (meters, stats): (Vec<(&str, &str, &Meter)>, Vec<(&str, &str, &Windowed)>) = match m.kind {
+        TaskKind::Source => (
+            vec![
+                ("source-task", "source-record-poll", &m.source_record_poll),
+                ("source-task", "source-record-write", &m.source_record_write),
+            ],
+            vec![(
                 "source-task",
-                "source-record-poll-total",
-                m.source_record_poll.total() as f64,
-            );
-            put(
-                "source-task",
-                "source-record-poll-rate",
-                m.source_record_poll.rate(),
-            );
-            put(
-                "source-task",
-                "source-record-write-total",
-                m.source_record_write.total() as f64,
-            );
-            put(
-                "source-task",
-                "source-record-write-rate",
-                m.source_record_write.rate(),
-            );
-            put(
-                "source-task",
-                "poll-batch-avg-time-ms",
-                m.poll_batch_time_ms.avg(),
-            );
-            put(
-                "source-task",
-                "poll-batch-max-time-ms",
-                m.poll_batch_time_ms.max(),
-            );
-        }
-        TaskKind::Sink => {
-            put(
-                "sink-task",
-                "sink-record-read-total",
-                m.sink_record_read.total() as f64,
-            );
-            put(
-                "sink-task",
-                "sink-record-read-rate",
-                m.sink_record_read.rate(),
-            );
-            put(
-                "sink-task",
-                "sink-record-send-total",
-                m.sink_record_send.total() as f64,
-            );
-            put(
-                "sink-task",
-                "sink-record-send-rate",
-                m.sink_record_send.rate(),
-            );
-            put(
-                "sink-task",
-                "put-batch-avg-time-ms",
-                m.put_batch_time_ms.avg(),
-            );
-            put(
-                "sink-task",
-                "put-batch-max-time-ms",
-                m.put_batch_time_ms.max(),
-            );
-            let completions = &m.offset_commit_completion;
-            put(
-                "sink-task",
-                "offset-commit-completion-total",
-                completions.total() as f64,
-            );
-            put(
-                "sink-task",
-                "offset-commit-completion-rate",
-                completions.rate(),
-            );
-            put(
-                "sink-task",
-                "offset-commit-skip-total",
-                m.offset_commit_skip.total() as f64,
-            );
-            put(
-                "sink-task",
-                "offset-commit-skip-rate",
-                m.offset_commit_skip.rate(),
-            );
-            put(
-                "sink-task",
-                "offset-commit-seq-no",
-                m.offset_commit_seq_no.load(Ordering::Relaxed) as f64,
-            );
-            put(
-                "sink-task",
-                "partition-count",
-                m.partition_count.load(Ordering::Relaxed) as f64,
-            );
-        }
+                "poll-batch-{}-time-ms",
+                &m.poll_batch_time_ms,
+            )],
+        ),
+        TaskKind::Sink => (
+            vec![
+                ("sink-task", "sink-record-read", &m.sink_record_read),
+                ("sink-task", "sink-record-send", &m.sink_record_send),
+                (
+                    "sink-task",
+                    "offset-commit-completion",
+                    &m.offset_commit_completion,
+                ),
+                ("sink-task", "offset-commit-skip", &m.offset_commit_skip),
+            ],
+            vec![("sink-task", "put-batch-{}-time-ms", &m.put_batch_time_ms)],
+        ),
+    };
+    let stats = stats.into_iter().chain([
+        ("connector-task", "batch-size-{}", &m.batch_size),
+        (
+            "connector-task",
+            "offset-commit-{}-time-ms",
+            &m.offset_commit_time_ms,
+        ),
+    ]);
+    for (group, name, meter) in meters {
+        put(group, &format!("{name}-total"), meter.total() as f64);
+        put(group, &format!("{name}-rate"), meter.rate());
+    }
+    for (group, pattern, stat) in stats {
+        put(group, &pattern.replace("{}", "avg"), stat.avg());
+        put(group, &pattern.replace("{}", "max"), stat.max());
+    }
+    if m.kind == TaskKind::Sink {
+        let seq_no = m.offset_commit_seq_no.load(Ordering::Relaxed);
+        put("sink-task", "offset-commit-seq-no", seq_no as f64);
+        let partitions = m.partition_count.load(Ordering::Relaxed);
+        put("sink-task", "partition-count", partitions as f64);
     }
     let e = &m.errors;
     let load = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64;
