@@ -962,3 +962,68 @@ fn a_task_that_fails_once_recovers_by_an_automatic_restart_in_a_cluster() {
         w.stop();
     }
 }
+
+#[test]
+fn restarts_sent_while_workers_join_leave_each_task_running_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = unique("restartrace");
+    let mut cluster = Cluster::start(dir.path(), &name, 2, "");
+    let topic = unique("restartrace-topic");
+    create_topic(&topic, 4);
+    let sink = unique("race-sink");
+    let body = file_sink(dir.path(), &sink, "out.txt", &topic, 4);
+    let (code, answer) =
+        retry_conflicts(|| cluster.worker(0).call("POST", "/connectors", Some(&body)));
+    assert_eq!(code, 201, "{answer}");
+    cluster.agreed_running(&sink, 4);
+
+    // Every task is restarted through every worker, over and over, while two workers join
+    // (each join is a rebalance that moves tasks).
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hammer = {
+        let (stop, ports, sink) = (stop.clone(), cluster.ports.clone(), sink.clone());
+        std::thread::spawn(move || {
+            let mut sent = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                for &p in &ports {
+                    for t in 0..4 {
+                        http_call(p, "POST", &format!("/connectors/{sink}/tasks/{t}/restart"));
+                        sent += 1;
+                    }
+                }
+            }
+            sent
+        })
+    };
+    for _ in 0..2 {
+        let late = port();
+        let props = distributed_properties(dir.path(), late, &name, "");
+        cluster
+            .workers
+            .push(Some(Ferry::distributed(dir.path(), late, &props)));
+        cluster.ports.push(late);
+        cluster.wait_ready();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(hammer.join().unwrap() > 0);
+
+    cluster.agreed_running(&sink, 4);
+    // What runs where, as each worker's own metrics list its tasks: every task exactly once.
+    wait_until("each task running on exactly one worker", SLOW, || {
+        let mut seen = [0; 4];
+        for w in cluster.live() {
+            let text = scrape(w.port);
+            for (t, count) in seen.iter_mut().enumerate() {
+                let task = t.to_string();
+                let labels = [("connector", sink.as_str()), ("task", task.as_str())];
+                if metric(&text, "kafka_connect_connector_task_status", &labels).is_some() {
+                    *count += 1;
+                }
+            }
+        }
+        seen == [1; 4]
+    });
+    for w in cluster.workers.into_iter().flatten() {
+        w.stop();
+    }
+}

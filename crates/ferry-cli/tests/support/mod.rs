@@ -549,13 +549,24 @@ pub fn metric(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
 
 /// The status of `GET path` on `port` (any listener).
 pub fn http_status(port: u16, path: &str) -> u16 {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    http_call(port, "GET", path)
+}
+
+/// The status of a bodiless `method path` on `port`; 0 when the worker does not answer.
+pub fn http_call(port: u16, method: &str, path: &str) -> u16 {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return 0;
+    };
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.0\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
     let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
+    let _ = stream.read_to_string(&mut response);
     response
         .split_whitespace()
         .nth(1)

@@ -1,8 +1,10 @@
 //! The distributed herder: REST requests are answered from the config snapshot and the status
 //! cache, privileged writes run on the leader (others answer "not leader" and REST forwards),
-//! and one loop (`tick`) owns group membership and starting and stopping this worker's share.
+//! and one loop (`tick`) owns group membership and starting and stopping this worker's share;
+//! what REST needs started or stopped it asks the loop for (`commands`).
 
 mod assign;
+pub(crate) mod commands;
 pub mod leader_client;
 pub mod signing;
 pub(crate) mod tick;
@@ -29,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::DistributedConfig;
 use crate::config_topic::state::ClusterConfigSnapshot;
 use crate::stores::{KafkaConfigStore, KafkaStatusStore};
+use commands::Command;
 
 pub use view::View;
 
@@ -47,9 +50,9 @@ pub struct DistributedHerder {
     pub(crate) shutdown: CancellationToken,
     /// Applies a cluster-wide logger level to this worker (KIP-976).
     logger_levels: Option<LoggerApplier>,
-    /// Health checks for the tick loop to answer (KIP-1017); the loop takes the receiver.
-    health_checks: mpsc::UnboundedSender<oneshot::Sender<()>>,
-    pub(crate) health_check_requests: Mutex<Option<mpsc::UnboundedReceiver<oneshot::Sender<()>>>>,
+    /// Requests for the tick loop; the loop takes the receiver.
+    commands: mpsc::UnboundedSender<Command>,
+    pub(crate) command_requests: Mutex<Option<mpsc::UnboundedReceiver<Command>>>,
 }
 
 /// Sets a logger namespace's level on this worker.
@@ -63,9 +66,20 @@ fn store_error(e: crate::stores::StoreError) -> HerderError {
     HerderError::Internal(e.to_string())
 }
 
+fn shutting_down() -> HerderError {
+    HerderError::Internal("The worker is shutting down".to_owned())
+}
+
 const STALE_CONFIG: &str = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)";
 
 impl DistributedHerder {
+    /// Sends a command to the tick loop and waits for its answer; `None` once the loop is gone.
+    async fn ask<T>(&self, command: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
+        let (reply, answer) = oneshot::channel();
+        self.commands.send(command(reply)).ok()?;
+        answer.await.ok()
+    }
+
     pub(crate) fn view(&self) -> std::sync::MutexGuard<'_, View> {
         self.view.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -145,7 +159,7 @@ impl DistributedHerder {
     }
 
     /// Where a restart of something this worker does not run must go.
-    fn elsewhere(&self, owner: impl FnOnce(&View) -> Option<String>) -> HerderError {
+    pub(crate) fn elsewhere(&self, owner: impl FnOnce(&View) -> Option<String>) -> HerderError {
         let view = self.view();
         if view.is_leader() {
             HerderError::NotAssigned {
@@ -170,10 +184,10 @@ impl DistributedHerder {
         shutdown: CancellationToken,
         logger_levels: Option<LoggerApplier>,
     ) -> Arc<Self> {
-        let (health_checks, health_check_requests) = mpsc::unbounded_channel();
+        let (commands, command_requests) = mpsc::unbounded_channel();
         Arc::new(DistributedHerder {
-            health_checks,
-            health_check_requests: Mutex::new(Some(health_check_requests)),
+            commands,
+            command_requests: Mutex::new(Some(command_requests)),
             logger_levels,
             config,
             worker,
@@ -361,7 +375,10 @@ impl Herder for DistributedHerder {
         if !self.view().owned.connectors.contains(name) {
             return Err(self.elsewhere(|v| v.owner_of_connector(name)));
         }
-        self.restart_connector_here(&snapshot, name).await
+        let name = name.to_owned();
+        self.ask(|reply| Command::RestartConnector { name, reply })
+            .await
+            .unwrap_or_else(|| Err(shutting_down()))
     }
 
     async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {
@@ -379,7 +396,10 @@ impl Herder for DistributedHerder {
         if !self.view().owned.tasks.contains(id) {
             return Err(self.elsewhere(|v| v.owner_of_task(id)));
         }
-        self.restart_task_here(&snapshot, id).await
+        let id = id.clone();
+        self.ask(|reply| Command::RestartTask { id, reply })
+            .await
+            .unwrap_or_else(|| Err(shutting_down()))
     }
 
     async fn restart_connector_and_tasks(
@@ -515,8 +535,7 @@ impl Herder for DistributedHerder {
     }
 
     async fn health_check(&self) {
-        let (reply, answered) = oneshot::channel();
-        if self.health_checks.send(reply).is_err() || answered.await.is_err() {
+        if self.ask(Command::HealthCheck).await.is_none() {
             // The loop has ended: it will never answer, which is what a stuck loop looks like.
             std::future::pending::<()>().await;
         }

@@ -12,6 +12,7 @@ use ferry_runtime::status::StatusStore;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::commands::{self, Command};
 use crate::assignor::apply_assignment;
 use crate::config_topic::state::ConfigEvent;
 use crate::herder::assign::LeaderAssignor;
@@ -55,8 +56,8 @@ pub(crate) struct Tick {
     known: BTreeSet<String>,
     /// Java's rebalance and coordinator metrics of this worker.
     group_metrics: Arc<GroupMetrics>,
-    /// `GET /health` asks here; answering proves the loop is not stuck.
-    health_checks: mpsc::UnboundedReceiver<tokio::sync::oneshot::Sender<()>>,
+    /// What REST handlers ask of the loop (restarts, health checks).
+    commands: mpsc::UnboundedReceiver<Command>,
 }
 
 fn compatibility(mode: crate::config::ProtocolMode) -> ConnectProtocolCompatibility {
@@ -93,8 +94,8 @@ impl Tick {
         let max_delay = herder.config.scheduled_rebalance_max_delay;
         let known = herder.configs.snapshot().connectors().into_iter().collect();
         let group_metrics = Arc::new(GroupMetrics::new(herder.worker.worker_id()));
-        let health_checks = herder
-            .health_check_requests
+        let commands = herder
+            .command_requests
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
@@ -102,7 +103,7 @@ impl Tick {
         herder.worker.metrics().set_group(group_metrics.clone());
         Tick {
             group_metrics,
-            health_checks,
+            commands,
             herder,
             member,
             assignor: LeaderAssignor::new(max_delay),
@@ -172,8 +173,8 @@ impl Tick {
                 Some(name) = self.reconfigure_requests.recv() => {
                     self.reconfigure(name).await;
                 }
-                Some(reply) = self.health_checks.recv() => {
-                    let _ = reply.send(());
+                Some(command) = self.commands.recv() => {
+                    commands::execute(&self.herder, command).await;
                 }
                 _ = tokio::time::sleep_until(rejoin_at.unwrap_or(far)), if rejoin_at.is_some() => {
                     rejoin_at = None;
