@@ -249,7 +249,8 @@ fn render_task(out: &mut Exposition, id: &TaskId, m: &TaskMetrics, status: &dyn 
     put("connector-task", "pause-ratio", paused);
     // Counts render as `<name>-total` and `<name>-rate`; timings and sizes as their average and
     // maximum, named by the pattern with `{}` for `avg` or `max`.
-    let (meters, stats): (Vec<(&str, &str, &Meter)>, Vec<(&str, &str, &Windowed)>) = match m.kind {
+    type Named<'a, T> = Vec<(&'a str, &'a str, &'a T)>;
+    let (meters, stats): (Named<'_, Meter>, Named<'_, Windowed>) = match m.kind {
         TaskKind::Source => (
             vec![
                 ("source-task", "source-record-poll", &m.source_record_poll),
