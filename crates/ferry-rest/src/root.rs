@@ -5,11 +5,12 @@ use serde_json::{json, Value};
 
 use crate::AppState;
 
-/// `GET /`: the worker's version, commit and Kafka cluster id.
+/// `GET /`: Java's three fields. `version` is the Kafka Connect release Ferry reproduces (tools
+/// compare it before using newer endpoints); `commit` names Ferry's own version and commit.
 pub(crate) async fn server_info(State(state): State<AppState>) -> Json<Value> {
     Json(json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "commit": option_env!("FERRY_GIT_COMMIT").unwrap_or("unknown"),
+        "version": ferry_runtime::KAFKA_CONNECT_VERSION,
+        "commit": format!("ferry-{}+{}", env!("CARGO_PKG_VERSION"), env!("FERRY_GIT_COMMIT")),
         "kafka_cluster_id": state.herder.kafka_cluster_id(),
     }))
 }
