@@ -43,8 +43,7 @@ pub(crate) fn source_config_def() -> ConfigDef {
                 DefaultValue::Value(DEFAULT_TASK_BATCH_SIZE.to_string()),
                 Importance::Low,
                 "The maximum number of records the source task can read from the file each time it is polled",
-            )
-            .validator(Validator::at_least(1.0)),
+            ),
         )
 }
 

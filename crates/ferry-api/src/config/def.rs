@@ -237,14 +237,34 @@ impl ConfigDef {
         self.keys
             .values()
             .map(|key| {
-                let errors = match self.parse_key(key, props) {
-                    Ok(_) => Vec::new(),
-                    Err(message) => vec![message],
+                // As Java's ConfigDef.validate: a value that does not parse is reported as
+                // null, and the key's validator then judges that null too.
+                let unparsable = props
+                    .get(&key.name)
+                    .and_then(|raw| ConfigValue::parse(key.ty, raw).err().map(|why| (raw, why)));
+                let errors = match (&unparsable, &key.validator) {
+                    (Some((raw, why)), validator) => {
+                        let mut errors = vec![invalid_value_message(&key.name, raw.trim(), why)];
+                        if let Some(Err(why)) =
+                            validator.as_ref().map(|v| v.check(&ConfigValue::Null))
+                        {
+                            errors.push(invalid_value_message(&key.name, "null", &why));
+                        }
+                        errors
+                    }
+                    (None, _) => match self.parse_key(key, props) {
+                        Ok(_) => Vec::new(),
+                        Err(message) => vec![message],
+                    },
                 };
-                let value = props.get(&key.name).cloned().or(match &key.default {
-                    DefaultValue::Value(v) => Some(v.clone()),
-                    _ => None,
-                });
+                let value = if unparsable.is_some() {
+                    None
+                } else {
+                    props.get(&key.name).cloned().or(match &key.default {
+                        DefaultValue::Value(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                };
                 let value = match key.ty {
                     ConfigType::Password => value.map(|_| "[hidden]".to_owned()),
                     _ => value,
@@ -380,5 +400,18 @@ mod tests {
         assert_eq!(reports[1].errors.len(), 1);
         assert!(reports[2].errors.is_empty());
         assert_eq!(reports[2].value.as_deref(), Some("false"));
+    }
+
+    #[test]
+    fn validate_reports_an_unparsable_value_as_null_and_validates_that_null() {
+        let reports = def().validate(&props(&[("batch.size", "many")]));
+        assert_eq!(reports[1].value, None);
+        assert_eq!(
+            reports[1].errors,
+            vec![
+                "Invalid value many for configuration batch.size: Not a number of type INT",
+                "Invalid value null for configuration batch.size: Value must be non-null",
+            ]
+        );
     }
 }

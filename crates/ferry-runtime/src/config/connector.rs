@@ -96,7 +96,7 @@ pub fn connector_config_def() -> ConfigDef {
         .define(k(ERRORS_RETRY_MAX_DELAY, Long, value("60000"), Medium, "The maximum duration in milliseconds between consecutive retry attempts.")
             .group(ERROR_GROUP, 2, Width::Medium, "Maximum Delay Between Retries for Errors"))
         .define(k(ERRORS_TOLERANCE, String, value("none"), Medium, "Behavior for tolerating errors during connector operation. 'none' is the default value and signals that any error will result in an immediate connector task failure; 'all' changes the behavior to skip over problematic records.")
-            .validator(Validator::one_of_ignore_case(&["none", "all"]))
+            .validator(Validator::one_of(&["none", "all"]))
             .group(ERROR_GROUP, 3, Width::Short, "Error Tolerance"))
         .define(k(ERRORS_LOG_ENABLE, Boolean, value("false"), Medium, "If true, write each error and the details of the failed operation and problematic record to the Connect application log.")
             .group(ERROR_GROUP, 4, Width::Short, "Log Errors"))
