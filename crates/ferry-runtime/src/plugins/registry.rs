@@ -208,6 +208,31 @@ impl Registry {
                 "org.apache.kafka.connect.converters.ByteArrayConverter",
                 conv::ByteArrayConverter
             ),
+            // The number and boolean converters are header converters too, as in Java.
+            header_converter!(
+                "org.apache.kafka.connect.converters.ShortConverter",
+                conv::ShortConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.converters.IntegerConverter",
+                conv::IntegerConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.converters.LongConverter",
+                conv::LongConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.converters.FloatConverter",
+                conv::FloatConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.converters.DoubleConverter",
+                conv::DoubleConverter
+            ),
+            header_converter!(
+                "org.apache.kafka.connect.converters.BooleanConverter",
+                conv::BooleanConverter
+            ),
         ];
         Registry {
             connectors,
