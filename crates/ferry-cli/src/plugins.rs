@@ -32,6 +32,12 @@ pub async fn registry(
             &config.originals,
         )
         .map_err(|e| anyhow!(e))?;
+    let set = |v: &str| Some(v.to_owned()).filter(|v| !v.is_empty());
+    registry.worker_converters = ferry_runtime::plugins::WorkerConverters {
+        key: set(&config.key_converter),
+        value: set(&config.value_converter),
+        header: set(&config.header_converter),
+    };
     registry.config_transformer =
         ferry_runtime::config::providers::ConfigTransformer::from_worker_props(&config.originals)?
             .map(Arc::new);

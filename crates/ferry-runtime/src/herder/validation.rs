@@ -101,6 +101,7 @@ fn resolved_config_infos(
             value: Some(value),
         })
         .collect();
+    apply_worker_converters(registry, config, &mut configs);
     let instance = (plugin.create)();
     let connector = instance.as_connector();
     let own = connector.config_def();
@@ -186,6 +187,34 @@ fn resolved_config_infos(
         configs,
     };
     Ok((infos, plugin.kind))
+}
+
+/// As Java's KIP-891 converter defaults: the converter keys default to the worker's converters,
+/// an unset one reports the worker's as its value, and every converter class is recommended.
+fn apply_worker_converters(registry: &Registry, config: &ConfigMap, configs: &mut [ConfigInfo]) {
+    use crate::config::connector::{HEADER_CONVERTER, KEY_CONVERTER, VALUE_CONVERTER};
+    let worker = &registry.worker_converters;
+    for (key, default, header) in [
+        (KEY_CONVERTER, &worker.key, false),
+        (VALUE_CONVERTER, &worker.value, false),
+        (HEADER_CONVERTER, &worker.header, true),
+    ] {
+        let Some(info) = configs
+            .iter_mut()
+            .find(|c| c.definition.as_ref().is_some_and(|d| d.name == key))
+        else {
+            continue;
+        };
+        if let (Some(default), Some(definition)) = (default, info.definition.as_mut()) {
+            definition.default = ferry_api::config::DefaultValue::Value(default.clone());
+        }
+        if let Some(value) = info.value.as_mut() {
+            if !config.contains_key(key) {
+                value.value.clone_from(default);
+            }
+            value.recommended_values = registry.converter_classes(header);
+        }
+    }
 }
 
 /// Adds `message` to the report of `key`, which is created when the connector's and the
@@ -297,6 +326,55 @@ mod tests {
             err,
             HerderError::BadRequest("Connector config {name=s} contains no connector type".into())
         );
+    }
+
+    #[test]
+    fn converter_keys_default_to_the_worker_s_converters_and_recommend_every_converter() {
+        let mut r = Registry::builtin();
+        r.worker_converters.value = Some("org.apache.kafka.connect.json.JsonConverter".into());
+        let config = props(&[
+            ("name", "s"),
+            ("connector.class", "FileStreamSink"),
+            ("topics", "t"),
+            (
+                "key.converter",
+                "org.apache.kafka.connect.storage.StringConverter",
+            ),
+        ]);
+        let (infos, _) = config_infos(&r, &config).unwrap();
+        let info = |key: &str| {
+            infos
+                .configs
+                .iter()
+                .find(|c| c.definition.as_ref().is_some_and(|d| d.name == key))
+                .unwrap()
+                .clone()
+        };
+        let value = info("value.converter");
+        assert_eq!(
+            value.definition.unwrap().default,
+            ferry_api::config::DefaultValue::Value(
+                "org.apache.kafka.connect.json.JsonConverter".into()
+            )
+        );
+        let report = value.value.unwrap();
+        assert_eq!(
+            report.value.as_deref(),
+            Some("org.apache.kafka.connect.json.JsonConverter")
+        );
+        assert!(report
+            .recommended_values
+            .contains(&"org.apache.kafka.connect.converters.LongConverter".to_owned()));
+        let key = info("key.converter").value.unwrap();
+        assert_eq!(
+            key.value.as_deref(),
+            Some("org.apache.kafka.connect.storage.StringConverter"),
+            "set: as submitted"
+        );
+        let header = info("header.converter").value.unwrap();
+        assert!(header
+            .recommended_values
+            .contains(&"org.apache.kafka.connect.storage.SimpleHeaderConverter".to_owned()));
     }
 
     #[test]

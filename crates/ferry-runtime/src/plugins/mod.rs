@@ -4,5 +4,5 @@ mod registry;
 
 pub use registry::{
     ConnectorFactory, ConnectorPlugin, ConverterPlugin, HeaderConverterPlugin, HostedPluginInfo,
-    PluginKind, Registry,
+    PluginKind, Registry, WorkerConverters,
 };

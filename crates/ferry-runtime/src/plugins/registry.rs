@@ -98,6 +98,17 @@ pub struct Registry {
     pub config_transformer: Option<std::sync::Arc<crate::config::providers::ConfigTransformer>>,
     /// The worker's `connector.client.config.override.policy` and raw librdkafka consent.
     pub client_overrides: crate::config::override_policy::ClientOverrides,
+    /// The worker's `key.converter`, `value.converter` and `header.converter`, which
+    /// validation shows as the connector keys' defaults (KIP-891).
+    pub worker_converters: WorkerConverters,
+}
+
+/// The converters a worker gives connectors that set none.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerConverters {
+    pub key: Option<String>,
+    pub value: Option<String>,
+    pub header: Option<String>,
 }
 
 /// The class name after its package; nested classes keep their `Outer$Inner` form, so
@@ -243,7 +254,33 @@ impl Registry {
             hosted_others: Vec::new(),
             config_transformer: None,
             client_overrides: Default::default(),
+            worker_converters: WorkerConverters::default(),
         }
+    }
+
+    /// Every converter class (native and hosted), as validation recommends them.
+    pub fn converter_classes(&self, header: bool) -> Vec<String> {
+        let (native, kind): (Vec<&str>, PluginKind) = if header {
+            let names = self
+                .header_converters
+                .iter()
+                .map(|p| p.class_name)
+                .collect();
+            (names, PluginKind::HeaderConverter)
+        } else {
+            let names = self.converters.iter().map(|p| p.class_name).collect();
+            (names, PluginKind::Converter)
+        };
+        let mut classes: Vec<String> = native.into_iter().map(str::to_owned).collect();
+        classes.extend(
+            self.hosted_others
+                .iter()
+                .filter(|p| p.kind == kind)
+                .map(|p| p.class_name.clone()),
+        );
+        classes.sort();
+        classes.dedup();
+        classes
     }
 
     /// Adds what the plugin host found on `plugin.path`. A connector class Ferry also has
