@@ -10,7 +10,7 @@ pub use sink::{FileStreamSinkConnector, SINK_CLASS_NAME};
 pub use source::{FileStreamSourceConnector, SOURCE_CLASS_NAME};
 
 /// The version the FileStream plugins report.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const VERSION: &str = ferry_api::KAFKA_CONNECT_VERSION;
 
 pub const FILE_CONFIG: &str = "file";
 pub const TOPIC_CONFIG: &str = "topic";

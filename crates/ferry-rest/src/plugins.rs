@@ -29,7 +29,7 @@ pub(crate) async fn list(
         .map(|p| json!({"class": p.class_name, "type": p.kind.rest_name(), "version": p.version}))
         .collect();
     if !query::boolean(&params, "connectorsOnly", true) {
-        let version = env!("CARGO_PKG_VERSION");
+        let version = ferry_runtime::KAFKA_CONNECT_VERSION;
         out.extend(registry.converters.iter().map(|p| {
             json!({"class": p.class_name, "type": PluginKind::Converter.rest_name(), "version": version})
         }));
@@ -68,7 +68,14 @@ pub(crate) async fn config(
             framework
                 .keys()
                 .filter(|k| own.key(&k.name).is_none())
-                .map(config_key),
+                .map(|k| {
+                    // KIP-891: the connector's version is the default of its version key.
+                    let mut key = k.clone();
+                    if key.name == ferry_runtime::config::connector::CONNECTOR_PLUGIN_VERSION {
+                        key.default = ferry_api::config::DefaultValue::Value(p.version.clone());
+                    }
+                    config_key(&key)
+                }),
         );
         return Ok(Json(json!(keys)));
     }

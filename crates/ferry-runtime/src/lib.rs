@@ -13,4 +13,4 @@ pub mod worker;
 /// The Apache Kafka Connect release whose REST API, configs and internal topics Ferry
 /// reproduces; `GET /` reports it as the worker's version, so tools that check the version
 /// before using an endpoint (KIP-875 offsets, KIP-980 STOPPED) treat Ferry as that release.
-pub const KAFKA_CONNECT_VERSION: &str = "4.1.1";
+pub use ferry_api::KAFKA_CONNECT_VERSION;

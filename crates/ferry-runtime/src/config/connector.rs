@@ -10,7 +10,11 @@ pub const NAME: &str = "name";
 pub const CONNECTOR_CLASS: &str = "connector.class";
 pub const TASKS_MAX: &str = "tasks.max";
 pub const TASKS_MAX_ENFORCE: &str = "tasks.max.enforce";
+pub const CONNECTOR_PLUGIN_VERSION: &str = "connector.plugin.version";
 pub const KEY_CONVERTER: &str = "key.converter";
+pub const KEY_CONVERTER_PLUGIN_VERSION: &str = "key.converter.plugin.version";
+pub const VALUE_CONVERTER_PLUGIN_VERSION: &str = "value.converter.plugin.version";
+pub const HEADER_CONVERTER_PLUGIN_VERSION: &str = "header.converter.plugin.version";
 pub const VALUE_CONVERTER: &str = "value.converter";
 pub const HEADER_CONVERTER: &str = "header.converter";
 pub const TRANSFORMS: &str = "transforms";
@@ -71,36 +75,45 @@ pub fn connector_config_def() -> ConfigDef {
         .define(k(NAME, String, DefaultValue::Required, High, "Globally unique name to use for this connector.")
             .validator(name_validator())
             .group(COMMON_GROUP, 1, Width::Medium, "Connector name"))
-        .define(k(CONNECTOR_CLASS, String, DefaultValue::Required, High, "Name or alias of the class for this connector. Must be a subclass of org.apache.kafka.connect.connector.Connector.")
+        .define(k(CONNECTOR_CLASS, String, DefaultValue::Required, High, "Name or alias of the class for this connector. Must be a subclass of org.apache.kafka.connect.connector.Connector. If the connector is org.apache.kafka.connect.file.FileStreamSinkConnector, you can either specify this full name,  or use \"FileStreamSink\" or \"FileStreamSinkConnector\" to make the configuration a bit shorter")
             .group(COMMON_GROUP, 2, Width::Long, "Connector class"))
+        // KIP-891: the defaults are the plugins' versions, filled in by validation.
+        .define(k(CONNECTOR_PLUGIN_VERSION, String, DefaultValue::Null, Medium, "Version of the connector.")
+            .group(COMMON_GROUP, 3, Width::Medium, "Connector version"))
         .define(k(TASKS_MAX, Int, value("1"), High, "Maximum number of tasks to use for this connector.")
             .validator(Validator::at_least(1.0))
-            .group(COMMON_GROUP, 3, Width::Short, "Tasks max"))
-        .define(k(TASKS_MAX_ENFORCE, Boolean, value("true"), Low, "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector.")
-            .group(COMMON_GROUP, 4, Width::Short, "Enforce tasks max"))
-        .define(k(KEY_CONVERTER, Class, DefaultValue::Null, Low, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the keys in messages written to or read from Kafka.")
-            .group(COMMON_GROUP, 5, Width::Short, "Key converter class"))
-        .define(k(VALUE_CONVERTER, Class, DefaultValue::Null, Low, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the values in messages written to or read from Kafka.")
-            .group(COMMON_GROUP, 6, Width::Short, "Value converter class"))
-        .define(k(HEADER_CONVERTER, Class, DefaultValue::Null, Low, "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka.")
-            .group(COMMON_GROUP, 7, Width::Short, "Header converter class"))
-        .define(k(CONFIG_ACTION_RELOAD, String, value("restart"), Low, "The action that Connect should take on the connector when changes in external configuration providers result in a change in the connector's configuration properties.")
-            .validator(Validator::one_of_ignore_case(&["none", "restart"]))
-            .group(COMMON_GROUP, 8, Width::Medium, "Reload Action"))
+            .group(COMMON_GROUP, 4, Width::Short, "Tasks max"))
+        .define(k(TASKS_MAX_ENFORCE, Boolean, value("true"), Low, "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector. By default, connectors that generate too many tasks will fail, and existing sets of tasks that exceed the tasks.max property will also be failed. If this property is set to false, then connectors will be allowed to generate more than the maximum number of tasks, and existing sets of tasks that exceed the tasks.max property will be allowed to run. This property is deprecated and will be removed in an upcoming major release.")
+            .group(COMMON_GROUP, 5, Width::Short, "Enforce tasks max"))
+        .define(k(KEY_CONVERTER, Class, DefaultValue::Null, Low, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the keys in messages written to or read from Kafka, and since this is independent of connectors it allows any connector to work with any serialization format. Examples of common formats include JSON and Avro.")
+            .group(COMMON_GROUP, 6, Width::Short, "Key converter class"))
+        .define(k(KEY_CONVERTER_PLUGIN_VERSION, String, DefaultValue::Null, Low, "Version of the key converter.")
+            .group(COMMON_GROUP, 7, Width::Short, "Key converter version"))
+        .define(k(VALUE_CONVERTER, Class, DefaultValue::Null, Low, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the values in messages written to or read from Kafka, and since this is independent of connectors it allows any connector to work with any serialization format. Examples of common formats include JSON and Avro.")
+            .group(COMMON_GROUP, 8, Width::Short, "Value converter class"))
+        .define(k(VALUE_CONVERTER_PLUGIN_VERSION, String, DefaultValue::Null, Low, "Version of the value converter.")
+            .group(COMMON_GROUP, 9, Width::Short, "Value converter version"))
+        .define(k(HEADER_CONVERTER, Class, DefaultValue::Null, Low, "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the header values in messages written to or read from Kafka, and since this is independent of connectors it allows any connector to work with any serialization format. Examples of common formats include JSON and Avro. By default, the SimpleHeaderConverter is used to serialize header values to strings and deserialize them by inferring the schemas.")
+            .group(COMMON_GROUP, 10, Width::Short, "Header converter class"))
+        .define(k(HEADER_CONVERTER_PLUGIN_VERSION, String, DefaultValue::Null, Low, "Version of the header converter.")
+            .group(COMMON_GROUP, 11, Width::Short, "Header converter version"))
         .define(k(TRANSFORMS, List, value(""), Low, "Aliases for the transformations to be applied to records.")
-            .group(TRANSFORMS_GROUP, 0, Width::Long, "Transforms"))
+            .group(TRANSFORMS_GROUP, 12, Width::Long, "Transforms"))
         .define(k(PREDICATES, List, value(""), Low, "Aliases for the predicates used by transformations.")
-            .group(PREDICATES_GROUP, 0, Width::Long, "Predicates"))
+            .group(PREDICATES_GROUP, 13, Width::Long, "Predicates"))
+        .define(k(CONFIG_ACTION_RELOAD, String, value("restart"), Low, "The action that Connect should take on the connector when changes in external configuration providers result in a change in the connector's configuration properties. A value of 'none' indicates that Connect will do nothing. A value of 'restart' indicates that Connect should restart/reload the connector with the updated configuration properties.The restart may actually be scheduled in the future if the external configuration provider indicates that a configuration value will expire in the future.")
+            .validator(Validator::one_of_ignore_case(&["none", "restart"]))
+            .group(COMMON_GROUP, 14, Width::Medium, "Reload Action"))
         .define(k(ERRORS_RETRY_TIMEOUT, Long, value("0"), Medium, "The maximum duration in milliseconds that a failed operation will be reattempted. The default is 0, which means no retries will be attempted. Use -1 for infinite retries.")
             .group(ERROR_GROUP, 1, Width::Medium, "Retry Timeout for Errors"))
-        .define(k(ERRORS_RETRY_MAX_DELAY, Long, value("60000"), Medium, "The maximum duration in milliseconds between consecutive retry attempts.")
+        .define(k(ERRORS_RETRY_MAX_DELAY, Long, value("60000"), Medium, "The maximum duration in milliseconds between consecutive retry attempts. Jitter will be added to the delay once this limit is reached to prevent thundering herd issues.")
             .group(ERROR_GROUP, 2, Width::Medium, "Maximum Delay Between Retries for Errors"))
         .define(k(ERRORS_TOLERANCE, String, value("none"), Medium, "Behavior for tolerating errors during connector operation. 'none' is the default value and signals that any error will result in an immediate connector task failure; 'all' changes the behavior to skip over problematic records.")
             .validator(Validator::one_of(&["none", "all"]))
             .group(ERROR_GROUP, 3, Width::Short, "Error Tolerance"))
-        .define(k(ERRORS_LOG_ENABLE, Boolean, value("false"), Medium, "If true, write each error and the details of the failed operation and problematic record to the Connect application log.")
+        .define(k(ERRORS_LOG_ENABLE, Boolean, value("false"), Medium, "If true, write each error and the details of the failed operation and problematic record to the Connect application log. This is 'false' by default, so that only errors that are not tolerated are reported.")
             .group(ERROR_GROUP, 4, Width::Short, "Log Errors"))
-        .define(k(ERRORS_LOG_INCLUDE_MESSAGES, Boolean, value("false"), Medium, "Whether to include in the log the Connect record that resulted in a failure.")
+        .define(k(ERRORS_LOG_INCLUDE_MESSAGES, Boolean, value("false"), Medium, "Whether to include in the log the Connect record that resulted in a failure. For sink records, the topic, partition, offset, and timestamp will be logged. For source records, the key and value (and their schemas), all headers, and the timestamp, Kafka topic, Kafka partition, source partition, and source offset will be logged. This is 'false' by default, which will prevent record keys, values, and headers from being written to log files.")
             .group(ERROR_GROUP, 5, Width::Short, "Log Error Details"))
 }
 
@@ -112,7 +125,7 @@ pub fn sink_connector_config_def() -> ConfigDef {
     connector_config_def()
         .define(k(TOPICS, List, value(""), High, "List of topics to consume, separated by commas")
             .group(COMMON_GROUP, 4, Width::Long, "Topics"))
-        .define(k(TOPICS_REGEX, String, value(""), High, "Regular expression giving topics to consume. Under the hood, the regex is compiled to a java.util.regex.Pattern. Only one of topics or topics.regex should be specified.")
+        .define(k(TOPICS_REGEX, String, value(""), High, "Regular expression giving topics to consume. Under the hood, the regex is compiled to a <code>java.util.regex.Pattern</code>. Only one of topics or topics.regex should be specified.")
             .group(COMMON_GROUP, 4, Width::Long, "Topics regex"))
         .define(k(DLQ_TOPIC_NAME, String, value(""), Medium, "The name of the topic to be used as the dead letter queue (DLQ) for messages that result in an error when processed by this sink connector, or its transformations or converters. The topic name is blank by default, which means that no messages are to be recorded in the DLQ.")
             .group(ERROR_GROUP, 6, Width::Medium, "Dead Letter Queue Topic Name"))

@@ -102,6 +102,7 @@ fn resolved_config_infos(
         })
         .collect();
     apply_worker_converters(registry, config, &mut configs);
+    apply_plugin_versions(registry, &plugin.version, config, &mut configs);
     let instance = (plugin.create)();
     let connector = instance.as_connector();
     let own = connector.config_def();
@@ -213,6 +214,88 @@ fn apply_worker_converters(registry: &Registry, config: &ConfigMap, configs: &mu
                 value.value.clone_from(default);
             }
             value.recommended_values = registry.converter_classes(header);
+        }
+    }
+}
+
+/// The version of a converter class this worker has, native or hosted.
+fn converter_version(registry: &Registry, class: &str, header: bool) -> Option<String> {
+    let native = if header {
+        registry.header_converter(class).is_some()
+    } else {
+        registry.converter(class).is_some()
+    };
+    if native {
+        return Some(crate::KAFKA_CONNECT_VERSION.to_owned());
+    }
+    let kind = if header {
+        PluginKind::HeaderConverter
+    } else {
+        PluginKind::Converter
+    };
+    registry
+        .hosted_other(class)
+        .filter(|p| p.kind == kind)
+        .map(|p| p.version.clone())
+}
+
+/// KIP-891: each `*.plugin.version` key defaults to the version of the plugin in use, which is
+/// also the one recommended; Ferry has one version of each plugin, so asking for another is an
+/// error rather than a setting that silently does nothing.
+fn apply_plugin_versions(
+    registry: &Registry,
+    connector_version: &str,
+    config: &ConfigMap,
+    configs: &mut [ConfigInfo],
+) {
+    use crate::config::connector::{
+        CONNECTOR_PLUGIN_VERSION, HEADER_CONVERTER, HEADER_CONVERTER_PLUGIN_VERSION, KEY_CONVERTER,
+        KEY_CONVERTER_PLUGIN_VERSION, VALUE_CONVERTER, VALUE_CONVERTER_PLUGIN_VERSION,
+    };
+    let worker = &registry.worker_converters;
+    let converter = |key: &str, worker: &Option<String>, header: bool| {
+        config
+            .get(key)
+            .map(|c| c.trim().to_owned())
+            .or_else(|| worker.clone())
+            .and_then(|class| converter_version(registry, &class, header))
+    };
+    for (key, version) in [
+        (CONNECTOR_PLUGIN_VERSION, Some(connector_version.to_owned())),
+        (
+            KEY_CONVERTER_PLUGIN_VERSION,
+            converter(KEY_CONVERTER, &worker.key, false),
+        ),
+        (
+            VALUE_CONVERTER_PLUGIN_VERSION,
+            converter(VALUE_CONVERTER, &worker.value, false),
+        ),
+        (
+            HEADER_CONVERTER_PLUGIN_VERSION,
+            converter(HEADER_CONVERTER, &worker.header, true),
+        ),
+    ] {
+        let Some(info) = configs
+            .iter_mut()
+            .find(|c| c.definition.as_ref().is_some_and(|d| d.name == key))
+        else {
+            continue;
+        };
+        let Some(version) = version else {
+            continue;
+        };
+        if let Some(definition) = info.definition.as_mut() {
+            definition.default = ferry_api::config::DefaultValue::Value(version.clone());
+        }
+        if let Some(value) = info.value.as_mut() {
+            value.recommended_values = vec![version.clone()];
+            match config.get(key).map(|v| v.trim()) {
+                None | Some("") => value.value = Some(version.clone()),
+                Some(asked) if asked == version => {}
+                Some(asked) => value.errors.push(format!(
+                    "Invalid value {asked} for configuration {key}: this worker has version {version} only"
+                )),
+            }
         }
     }
 }
@@ -375,6 +458,46 @@ mod tests {
         assert!(header
             .recommended_values
             .contains(&"org.apache.kafka.connect.storage.SimpleHeaderConverter".to_owned()));
+    }
+
+    #[test]
+    fn plugin_version_keys_default_to_the_versions_in_use_and_refuse_others() {
+        let r = Registry::builtin();
+        let base = [
+            ("name", "s"),
+            ("connector.class", "FileStreamSink"),
+            ("topics", "t"),
+            (
+                "key.converter",
+                "org.apache.kafka.connect.storage.StringConverter",
+            ),
+        ];
+        let (infos, _) = config_infos(&r, &props(&base)).unwrap();
+        let report = |infos: &ConfigInfos, key: &str| {
+            infos
+                .configs
+                .iter()
+                .find_map(|c| c.value.clone().filter(|v| v.name == key))
+                .unwrap()
+        };
+        for key in ["connector.plugin.version", "key.converter.plugin.version"] {
+            let v = report(&infos, key);
+            assert_eq!(
+                v.value.as_deref(),
+                Some(crate::KAFKA_CONNECT_VERSION),
+                "{key}"
+            );
+            assert_eq!(
+                v.recommended_values,
+                vec![crate::KAFKA_CONNECT_VERSION.to_owned()]
+            );
+            assert!(v.errors.is_empty());
+        }
+        let mut asked: Vec<(&str, &str)> = base.to_vec();
+        asked.push(("connector.plugin.version", "3.0.0"));
+        let (infos, _) = config_infos(&r, &props(&asked)).unwrap();
+        assert_eq!(infos.error_count, 1);
+        assert!(report(&infos, "connector.plugin.version").errors[0].contains("3.0.0"));
     }
 
     #[test]

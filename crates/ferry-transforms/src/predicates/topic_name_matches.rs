@@ -35,7 +35,7 @@ pub fn config_def() -> ConfigDef {
             ConfigType::String,
             DefaultValue::Required,
             Importance::Medium,
-            "A regular expression the whole topic name must match.",
+            "A Java regular expression for matching against the name of a record's topic.",
         )
         .validator(pattern_validator()),
     )
