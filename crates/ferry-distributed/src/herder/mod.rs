@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use ferry_api::ConfigMap;
-use ferry_runtime::config::connector::TASKS_MAX;
+use ferry_runtime::herder::core::{self, not_found};
 use ferry_runtime::herder::status_view;
 use ferry_runtime::herder::{
     validate_connector_config, ConfigPatch, ConnectorInfo, ConnectorOffset, ConnectorStateInfo,
@@ -57,10 +57,6 @@ pub struct DistributedHerder {
 
 /// Sets a logger namespace's level on this worker.
 pub type LoggerApplier = Arc<dyn Fn(&str, &str) + Send + Sync>;
-
-fn not_found(name: &str) -> HerderError {
-    HerderError::NotFound(format!("Connector {name} not found"))
-}
 
 fn store_error(e: crate::stores::StoreError) -> HerderError {
     HerderError::Internal(e.to_string())
@@ -126,16 +122,7 @@ impl DistributedHerder {
     }
 
     fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
-        let worker = &self.config.worker;
-        if !worker.topic_tracking {
-            return Err(HerderError::Forbidden("Topic tracking is disabled.".into()));
-        }
-        if reset && !worker.topic_tracking_allow_reset {
-            return Err(HerderError::Forbidden(
-                "Topic tracking reset is disabled.".into(),
-            ));
-        }
-        Ok(())
+        core::require_topic_tracking(&self.config.worker, reset)
     }
 
     /// A connector whose offsets may change: known, STOPPED and without tasks.
@@ -145,13 +132,11 @@ impl DistributedHerder {
             .connector_config(name)
             .cloned()
             .ok_or_else(|| not_found(name))?;
-        if snapshot.target_state(name) != Some(TargetState::Stopped)
-            || !snapshot.tasks(name).is_empty()
-        {
-            return Err(HerderError::BadRequest(format!(
-                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
-            )));
-        }
+        core::require_stopped(
+            name,
+            snapshot.target_state(name) == Some(TargetState::Stopped),
+            !snapshot.tasks(name).is_empty(),
+        )?;
         let kind = self
             .kind_of(&config)
             .ok_or_else(|| HerderError::Internal(format!("Unknown connector class for {name}")))?;
@@ -216,14 +201,6 @@ impl DistributedHerder {
 
     pub fn set_ready(&self) {
         self.ready.store(true, Ordering::Release);
-    }
-
-    /// Connectors whose task count is known from the config topic.
-    fn max_tasks(config: &ConfigMap) -> usize {
-        config
-            .get(TASKS_MAX)
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(1)
     }
 }
 
@@ -310,17 +287,12 @@ impl Herder for DistributedHerder {
         patch: ConfigPatch,
     ) -> Result<ConnectorInfo, HerderError> {
         self.require_leader()?;
-        let mut config = self
+        let config = self
             .snapshot()
             .connector_config(name)
             .cloned()
             .ok_or_else(|| not_found(name))?;
-        for (k, v) in patch {
-            match v {
-                Some(v) => config.insert(k, v),
-                None => config.remove(&k),
-            };
-        }
+        let config = core::patched(config, patch);
         let (_, info) = self
             .put_connector_config(name, config, true, TargetState::Started)
             .await?;
@@ -549,7 +521,7 @@ impl Herder for DistributedHerder {
 impl DistributedHerder {
     async fn set_target(&self, name: &str, state: TargetState) -> Result<(), HerderError> {
         if !self.snapshot().contains(name) {
-            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
+            return Err(core::unknown_connector(name));
         }
         self.configs
             .put_target_state(name, state)

@@ -218,7 +218,11 @@ impl DistributedHerder {
         }
         let configs = self
             .worker
-            .task_configs(name, &config, Self::max_tasks(&config))
+            .task_configs(
+                name,
+                &config,
+                ferry_runtime::herder::core::tasks_max(&config),
+            )
             .map_err(|e| e.to_string())?;
         let current: Vec<_> = snapshot
             .tasks(name)

@@ -1,5 +1,6 @@
 //! The boundary between REST and coordination: REST only sees `dyn Herder`.
 
+pub mod core;
 mod offsets;
 mod standalone;
 pub mod status_view;

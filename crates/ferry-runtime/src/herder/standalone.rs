@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use ferry_api::ConfigMap;
 use tokio::sync::{mpsc, Mutex};
 
-use crate::config::connector::TASKS_MAX;
+use super::core::{self, not_found, unknown_connector};
 use crate::herder::offsets::{self, ConnectorOffset};
 use crate::herder::status_view::{self, restart_plan};
 use crate::herder::validation::validate_connector_config;
@@ -33,10 +33,6 @@ pub struct StandaloneHerder {
     connectors: Mutex<BTreeMap<String, ConnectorEntry>>,
     cluster_id: String,
     ready: AtomicBool,
-}
-
-fn not_found(name: &str) -> HerderError {
-    HerderError::NotFound(format!("Connector {name} not found"))
 }
 
 impl StandaloneHerder {
@@ -82,11 +78,7 @@ impl StandaloneHerder {
         if entry.target != TargetState::Started || !self.worker.is_connector_running(name) {
             return;
         }
-        let max_tasks = entry
-            .config
-            .get(TASKS_MAX)
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(1);
+        let max_tasks = core::tasks_max(&entry.config);
         let configs = match self.worker.task_configs(name, &entry.config, max_tasks) {
             Ok(c) => c,
             Err(error) => {
@@ -214,25 +206,16 @@ impl StandaloneHerder {
         name: &str,
     ) -> Result<&'a ConnectorEntry, HerderError> {
         let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
-        if entry.target != TargetState::Stopped || !entry.task_configs.is_empty() {
-            return Err(HerderError::BadRequest(format!(
-                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
-            )));
-        }
+        core::require_stopped(
+            name,
+            entry.target == TargetState::Stopped,
+            !entry.task_configs.is_empty(),
+        )?;
         Ok(entry)
     }
 
     fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
-        let config = self.worker.config();
-        if !config.topic_tracking {
-            return Err(HerderError::Forbidden("Topic tracking is disabled.".into()));
-        }
-        if reset && !config.topic_tracking_allow_reset {
-            return Err(HerderError::Forbidden(
-                "Topic tracking reset is disabled.".into(),
-            ));
-        }
-        Ok(())
+        core::require_topic_tracking(self.worker.config(), reset)
     }
 
     fn write_status(&self, id: Option<&TaskId>, name: &str, state: State) {
@@ -331,7 +314,7 @@ impl Herder for StandaloneHerder {
         name: &str,
         patch: ConfigPatch,
     ) -> Result<ConnectorInfo, HerderError> {
-        let mut config = self
+        let config = self
             .connectors
             .lock()
             .await
@@ -339,12 +322,7 @@ impl Herder for StandaloneHerder {
             .ok_or_else(|| not_found(name))?
             .config
             .clone();
-        for (k, v) in patch {
-            match v {
-                Some(v) => config.insert(k, v),
-                None => config.remove(&k),
-            };
-        }
+        let config = core::patched(config, patch);
         let (_, info) = self
             .put_connector_config(name, config, true, TargetState::Started)
             .await?;
@@ -366,7 +344,7 @@ impl Herder for StandaloneHerder {
         let mut connectors = self.connectors.lock().await;
         let entry = connectors
             .get_mut(name)
-            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector {name}")))?;
+            .ok_or_else(|| unknown_connector(name))?;
         self.transition(name, entry, TargetState::Paused).await;
         Ok(())
     }
@@ -375,7 +353,7 @@ impl Herder for StandaloneHerder {
         let mut connectors = self.connectors.lock().await;
         let entry = connectors
             .get_mut(name)
-            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector {name}")))?;
+            .ok_or_else(|| unknown_connector(name))?;
         self.transition(name, entry, TargetState::Started).await;
         Ok(())
     }
@@ -386,7 +364,7 @@ impl Herder for StandaloneHerder {
         // mistake, so 404 with the message Java gives for pause and resume.
         let entry = connectors
             .get_mut(name)
-            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector {name}")))?;
+            .ok_or_else(|| unknown_connector(name))?;
         self.transition(name, entry, TargetState::Stopped).await;
         Ok(())
     }
