@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
 use ferry_api::connector::{Connector, ConnectorContext, SourceConnector};
-use ferry_api::data::Value;
 use ferry_api::error::Result;
 use ferry_api::record::OffsetMap;
 use ferry_api::task::SourceTask;
@@ -77,25 +76,29 @@ impl Connector for FileStreamSourceConnector {
         _config: &ConfigMap,
         offsets: &[(OffsetMap, Option<OffsetMap>)],
     ) -> Result<bool> {
+        // Java's checks, in Java's order: the offset (tombstones always pass, so stale
+        // partitions can be cleaned up), then the partition.
         for (partition, offset) in offsets {
-            if !partition.contains_key(FILENAME_FIELD) {
+            let Some(offset) = offset else { continue };
+            let Some(position) = offset.get(POSITION_FIELD) else {
                 return Err(ConnectError::other(format!(
-                    "Partition objects for offsets must contain the key '{FILENAME_FIELD}'"
+                    "Offset objects should either be null or contain the key '{POSITION_FIELD}'"
+                )));
+            };
+            let Some(position) = position.as_i64() else {
+                return Err(ConnectError::other(format!(
+                    "The value for the '{POSITION_FIELD}' key in the offset is expected to be a Long value"
+                )));
+            };
+            if position < 0 {
+                return Err(ConnectError::other(format!(
+                    "The value for the '{POSITION_FIELD}' key in the offset should be a non-negative value"
                 )));
             }
-            let Some(offset) = offset else { continue };
-            match offset.get(POSITION_FIELD).and_then(Value::as_i64) {
-                Some(p) if p >= 0 => {}
-                Some(_) => {
-                    return Err(ConnectError::other(format!(
-                        "The value for the '{POSITION_FIELD}' key in the offset should be a non-negative value"
-                    )))
-                }
-                None => {
-                    return Err(ConnectError::other(format!(
-                        "Offset objects should either be null or contain the key '{POSITION_FIELD}' with a whole number value"
-                    )))
-                }
+            if !partition.contains_key(FILENAME_FIELD) {
+                return Err(ConnectError::other(format!(
+                    "Partition objects should contain the key '{FILENAME_FIELD}'"
+                )));
             }
         }
         Ok(true)

@@ -209,10 +209,10 @@ fn plugin_check(
     (plugin.create)()
         .as_connector()
         .alter_offsets(config, offsets)
+        // Java answers with the connector's own reason.
         .map_err(|e| {
-            HerderError::Internal(format!(
-                "Failed to modify offsets for connector {name}: {e}"
-            ))
+            tracing::warn!(connector = name, error = %e, "The connector refused the new offsets");
+            HerderError::Internal(e.to_string())
         })
 }
 
@@ -248,9 +248,13 @@ pub async fn alter(
         return match written {
             Ok(()) => Ok(message(external, "altered")),
             Err(GroupWriteError::Active) => Err(active_group(name, "alter")),
-            Err(GroupWriteError::Client(e)) => Err(HerderError::Internal(format!(
-                "Failed to alter consumer group offsets for connector {name}: {e}"
-            ))),
+            Err(GroupWriteError::Client(e)) => {
+                // Java's answer names no cause; the log keeps librdkafka's.
+                tracing::warn!(connector = name, error = %e, "Could not alter the sink connector's consumer group offsets");
+                Err(HerderError::Internal(format!(
+                    "Failed to modify offsets for sink connector {name}"
+                )))
+            }
         };
     }
     let mut entries = Vec::with_capacity(offsets.len());
