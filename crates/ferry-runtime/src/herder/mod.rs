@@ -1,5 +1,6 @@
 //! The boundary between REST and coordination: REST only sees `dyn Herder`.
 
+mod alias_validation;
 pub mod core;
 mod offsets;
 mod standalone;

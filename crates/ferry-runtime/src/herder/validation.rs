@@ -7,6 +7,7 @@ use ferry_api::ConfigMap;
 
 use crate::config::connector::{
     connector_config_def, sink_connector_config_def, sink_topic_problems, CONNECTOR_CLASS,
+    PREDICATES, TRANSFORMS,
 };
 use crate::herder::HerderError;
 use crate::plugins::{PluginKind, Registry};
@@ -103,11 +104,17 @@ fn resolved_config_infos(
         .collect();
     apply_worker_converters(registry, config, &mut configs);
     apply_plugin_versions(registry, &plugin.version, config, &mut configs);
+    // Java lists each alias's keys after the framework's and before the connector's own.
+    configs.extend(super::alias_validation::alias_infos(registry, config));
     let instance = (plugin.create)();
     let connector = instance.as_connector();
     let own = connector.config_def();
     for value in connector.validate(config) {
-        if framework.key(&value.name).is_some() {
+        if framework.key(&value.name).is_some()
+            || configs
+                .iter()
+                .any(|c| c.value.as_ref().is_some_and(|v| v.name == value.name))
+        {
             continue;
         }
         configs.push(ConfigInfo {
@@ -115,11 +122,19 @@ fn resolved_config_infos(
             value: Some(value),
         });
     }
-    // Transforms and predicates: every alias must resolve and configure. A hosted connector's
-    // chain runs in the plugin host with Kafka's classes; here its classes that Ferry also has
-    // are checked the same way, and those only the host has need only to exist there.
+    // Transforms and predicates: every alias must resolve, and its references hold. A hosted
+    // connector's chain runs in the plugin host with Kafka's classes; here its classes that
+    // Ferry also has are checked the same way, and those only the host has need only to exist
+    // there. What a plugin refuses only when it is configured (InsertField's static.value
+    // without a field) fails the task at start, as in Java, not validation.
     if let Err(e) = TransformationChain::from_config(registry, config) {
-        for problem in e.problems {
+        let alias_key = |key: &str| {
+            key == TRANSFORMS
+                || key == PREDICATES
+                || key.starts_with("transforms.")
+                || key.starts_with("predicates.")
+        };
+        for problem in e.problems.into_iter().filter(|p| alias_key(&p.key)) {
             let hosted_class = plugin.hosted
                 && problem.key.ends_with(".type")
                 && config
@@ -498,6 +513,55 @@ mod tests {
         let (infos, _) = config_infos(&r, &props(&asked)).unwrap();
         assert_eq!(infos.error_count, 1);
         assert!(report(&infos, "connector.plugin.version").errors[0].contains("3.0.0"));
+    }
+
+    #[test]
+    fn each_transform_alias_is_validated_key_by_key_as_java_does() {
+        let r = Registry::builtin();
+        let base = [
+            ("name", "s"),
+            ("connector.class", "FileStreamSink"),
+            ("topics", "t"),
+            ("transforms", "ins,x"),
+            (
+                "transforms.ins.type",
+                "org.apache.kafka.connect.transforms.InsertField$Value",
+            ),
+            ("transforms.ins.static.field", "origin"),
+            ("transforms.x.type", "com.example.Nope"),
+        ];
+        let (infos, _) = config_infos(&r, &props(&base)).unwrap();
+        let names: Vec<String> = infos
+            .configs
+            .iter()
+            .filter_map(|c| c.value.as_ref().map(|v| v.name.clone()))
+            .filter(|n| n.starts_with("transforms."))
+            .collect();
+        assert!(
+            names.starts_with(&[
+                "transforms.ins.type".to_owned(),
+                "transforms.ins.plugin.version".to_owned(),
+                "transforms.ins.negate".to_owned(),
+            ]),
+            "{names:?}"
+        );
+        assert!(names.contains(&"transforms.ins.static.value".to_owned()));
+        // An unknown class: its type (as null, with the reason) and version only.
+        let x: Vec<&String> = names
+            .iter()
+            .filter(|n| n.starts_with("transforms.x."))
+            .collect();
+        assert_eq!(x, ["transforms.x.type", "transforms.x.plugin.version"]);
+        let x_type = infos
+            .configs
+            .iter()
+            .find_map(|c| c.value.clone().filter(|v| v.name == "transforms.x.type"))
+            .unwrap();
+        assert_eq!(x_type.value, None);
+        assert_eq!(x_type.errors.len(), 1);
+        // InsertField's static.value is checked when the transform is configured, not here.
+        assert_eq!(infos.error_count, 1, "only the unknown class");
+        assert!(infos.groups.contains(&"Transforms: ins".to_owned()));
     }
 
     #[test]
