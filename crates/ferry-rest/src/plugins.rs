@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use ferry_api::ConfigMap;
 use ferry_runtime::config::connector::{
-    connector_config_def, sink_connector_config_def, CONNECTOR_CLASS,
+    sink_connector_config_def, source_connector_config_def, CONNECTOR_CLASS,
 };
 use ferry_runtime::herder::config_infos;
 use ferry_runtime::plugins::PluginKind;
@@ -61,7 +61,7 @@ pub(crate) async fn config(
         let framework = if p.kind == PluginKind::Sink {
             sink_connector_config_def()
         } else {
-            connector_config_def()
+            source_connector_config_def()
         };
         let mut keys: Vec<Value> = own.keys().map(config_key).collect();
         keys.extend(

@@ -117,6 +117,20 @@ pub fn connector_config_def() -> ConfigDef {
             .group(ERROR_GROUP, 5, Width::Short, "Log Error Details"))
 }
 
+/// Source connectors add KIP-158's topic creation groups.
+pub fn source_connector_config_def() -> ConfigDef {
+    connector_config_def().define(
+        ConfigKey::new(
+            crate::worker::topic_creation::TOPIC_CREATION_GROUPS,
+            ConfigType::List,
+            value(""),
+            Importance::Low,
+            "Groups of configurations for topics created by source connectors",
+        )
+        .group("Topic Creation", 1, Width::Long, "Topic Creation Groups"),
+    )
+}
+
 /// Sink connectors add the topics to read and the dead letter queue.
 pub fn sink_connector_config_def() -> ConfigDef {
     use ConfigType::*;
@@ -221,7 +235,7 @@ impl ConnectorConfig {
         let def = if sink {
             sink_connector_config_def()
         } else {
-            connector_config_def()
+            source_connector_config_def()
         };
         let mut problems = Vec::new();
         let parsed = def

@@ -6,7 +6,7 @@ use ferry_api::config::{ConfigKey, KeyReport};
 use ferry_api::ConfigMap;
 
 use crate::config::connector::{
-    connector_config_def, sink_connector_config_def, sink_topic_problems, CONNECTOR_CLASS,
+    sink_connector_config_def, sink_topic_problems, source_connector_config_def, CONNECTOR_CLASS,
     PREDICATES, TRANSFORMS,
 };
 use crate::herder::HerderError;
@@ -83,7 +83,7 @@ fn resolved_config_infos(
     let framework = if sink {
         sink_connector_config_def()
     } else {
-        connector_config_def()
+        source_connector_config_def()
     };
     let mut reports = framework.validate(config);
     if sink {
