@@ -30,6 +30,16 @@ impl Cluster {
         cluster
     }
 
+    /// Starts one more worker of the group `name` and waits until it has joined.
+    fn add_worker(&mut self, dir: &Path, name: &str) {
+        let late = port();
+        let props = distributed_properties(dir, late, name, "");
+        self.workers
+            .push(Some(Ferry::distributed(dir, late, &props)));
+        self.ports.push(late);
+        self.wait_ready();
+    }
+
     fn wait_ready(&self) {
         for w in self.live() {
             wait_until("the worker to join the group", SLOW, || {
@@ -908,13 +918,7 @@ fn a_cluster_scope_logger_level_reaches_every_worker_and_those_that_join_later()
         wait_until("the level on every worker", SLOW, || level_on(w) == "DEBUG");
     }
     // A worker that joins afterwards reads the record and applies it too.
-    let late = port();
-    let props = distributed_properties(dir.path(), late, &name, "");
-    cluster
-        .workers
-        .push(Some(Ferry::distributed(dir.path(), late, &props)));
-    cluster.ports.push(late);
-    cluster.wait_ready();
+    cluster.add_worker(dir.path(), &name);
     let newcomer = cluster.worker(3);
     wait_until("the level on the late worker", SLOW, || {
         level_on(newcomer) == "DEBUG"
@@ -996,13 +1000,7 @@ fn restarts_sent_while_workers_join_leave_each_task_running_exactly_once() {
         })
     };
     for _ in 0..2 {
-        let late = port();
-        let props = distributed_properties(dir.path(), late, &name, "");
-        cluster
-            .workers
-            .push(Some(Ferry::distributed(dir.path(), late, &props)));
-        cluster.ports.push(late);
-        cluster.wait_ready();
+        cluster.add_worker(dir.path(), &name);
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     assert!(hammer.join().unwrap() > 0);
