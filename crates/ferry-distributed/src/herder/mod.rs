@@ -8,6 +8,7 @@ pub(crate) mod commands;
 pub mod leader_client;
 pub mod signing;
 pub(crate) mod tick;
+mod unsync;
 mod view;
 mod work;
 

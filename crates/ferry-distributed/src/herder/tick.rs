@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::commands::{self, Command};
+use super::unsync;
 use crate::assignor::apply_assignment;
 use crate::config_topic::state::ConfigEvent;
 use crate::herder::assign::LeaderAssignor;
@@ -58,6 +59,9 @@ pub(crate) struct Tick {
     group_metrics: Arc<GroupMetrics>,
     /// What REST handlers ask of the loop (restarts, health checks).
     commands: mpsc::UnboundedReceiver<Command>,
+    /// Cooperative rounds left before a worker that cannot read the config topic gives up
+    /// its work.
+    unsync_retries: u32,
 }
 
 fn compatibility(mode: crate::config::ProtocolMode) -> ConnectProtocolCompatibility {
@@ -104,6 +108,7 @@ impl Tick {
         Tick {
             group_metrics,
             commands,
+            unsync_retries: unsync::RETRIES,
             herder,
             member,
             assignor: LeaderAssignor::new(max_delay),
@@ -382,10 +387,7 @@ impl Tick {
                 offset = assignment.config_offset,
                 "Config mismatch with the leader; reading the config topic"
             );
-            let _ = herder
-                .configs
-                .read_to_end(herder.config.worker_sync_timeout)
-                .await;
+            self.read_configs_to_end(version).await;
             return Ok(RoundOutcome::rejoin());
         }
         herder
@@ -407,11 +409,10 @@ impl Tick {
             };
             view.allocation = Some(merged);
         }
-        if herder.configs.snapshot().offset() < assignment.config_offset {
-            let _ = herder
-                .configs
-                .read_to_end(herder.config.worker_sync_timeout)
-                .await;
+        if herder.configs.snapshot().offset() < assignment.config_offset
+            && !self.read_configs_to_end(version).await
+        {
+            return Ok(RoundOutcome::rejoin());
         }
         let snapshot = herder.configs.snapshot();
         if snapshot.offset() != assignment.config_offset {
@@ -448,6 +449,59 @@ impl Tick {
                 Instant::now() + Duration::from_millis(u64::try_from(assignment.delay).unwrap_or(0))
             }),
         })
+    }
+
+    /// Reads the config topic to its end; when that takes longer than `worker.sync.timeout.ms`,
+    /// leaves the group and backs off as Java does (`unsync`), answering false.
+    async fn read_configs_to_end(&mut self, version: i16) -> bool {
+        let config = self.herder.config.clone();
+        let error = match self
+            .herder
+            .configs
+            .read_to_end(config.worker_sync_timeout)
+            .await
+        {
+            Ok(()) => {
+                self.unsync_retries = unsync::RETRIES;
+                return true;
+            }
+            Err(error) => error,
+        };
+        tracing::warn!(%error, "Didn't reach end of config log quickly enough");
+        self.member.leave().await;
+        let eager = mode_in_use(version) == ConnectProtocolCompatibility::Eager;
+        match unsync::next_step(
+            eager,
+            self.unsync_retries,
+            config.scheduled_rebalance_max_delay,
+            config.worker_unsync_backoff,
+        ) {
+            unsync::Unsynced::Wait(delay) => {
+                if !eager {
+                    self.unsync_retries -= 1;
+                }
+                tracing::info!(
+                    delay_ms = delay.as_millis() as u64,
+                    "Backing off before rejoining the group"
+                );
+                tokio::select! {
+                    _ = self.herder.shutdown.cancelled() => {}
+                    _ = tokio::time::sleep(delay) => {}
+                }
+            }
+            unsync::Unsynced::RevokeAll => {
+                tracing::info!(
+                    retries = unsync::RETRIES,
+                    "Revoking the current running assignment because the worker has not caught up with the latest Connect cluster updates"
+                );
+                self.revoke_everything().await;
+                let mut view = self.herder.view();
+                view.owned = Owned::default();
+                view.allocation = None;
+                self.unsync_retries = unsync::RETRIES;
+            }
+        }
+        false
     }
 
     async fn revoke_everything(&self) {
