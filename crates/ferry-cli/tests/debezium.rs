@@ -1,0 +1,183 @@
+//! Debezium's PostgreSQL connector, unmodified from Maven Central (`scripts/plugins fetch
+//! debezium-postgres`), on Ferry's plugin host against Debian's PostgreSQL (`scripts/postgres`)
+//! and a real broker.
+#![cfg(feature = "kafka-integration-tests")]
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+use support::*;
+
+/// Where scripts/test puts Debezium's plugin directory.
+fn debezium_plugin_path() -> String {
+    std::env::var("FERRY_DEBEZIUM_PLUGIN_PATH").expect(
+        "FERRY_DEBEZIUM_PLUGIN_PATH must name the plugin.path `scripts/plugins fetch debezium-postgres` prints (scripts/test sets it)",
+    )
+}
+
+/// PostgreSQL's `host:port`; a Debezium test without a database fails loudly.
+fn postgres() -> (String, String) {
+    let address = std::env::var("FERRY_POSTGRES").expect(
+        "FERRY_POSTGRES is not set: run `scripts/postgres start` and export FERRY_POSTGRES=127.0.0.1:5432",
+    );
+    let (host, port) = address
+        .rsplit_once(':')
+        .expect("FERRY_POSTGRES is host:port");
+    (host.to_owned(), port.to_owned())
+}
+
+/// Runs SQL as the superuser and answers psql's unaligned output.
+fn sql(statement: &str) -> String {
+    let (host, port) = postgres();
+    let out = Command::new("psql")
+        .args([
+            "-h",
+            &host,
+            "-p",
+            &port,
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+            "-tA",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            statement,
+        ])
+        .env("PGPASSWORD", "postgres")
+        .output()
+        .expect("psql runs");
+    assert!(
+        out.status.success(),
+        "{statement}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn worker(dir: &Path, port: u16) -> std::path::PathBuf {
+    let worker = worker_properties(dir, port, 500);
+    let text = std::fs::read_to_string(&worker).unwrap().replace(
+        "org.apache.kafka.connect.storage.StringConverter",
+        "org.apache.kafka.connect.json.JsonConverter",
+    );
+    write_file(
+        &worker,
+        &format!("{text}plugin.path={}\n", debezium_plugin_path()),
+    );
+    worker
+}
+
+/// The connector config from Debezium's documentation, with names of this test's own.
+fn connector(dir: &Path, name: &str, table: &str) -> std::path::PathBuf {
+    let (host, port) = postgres();
+    connector_file(
+        dir,
+        name,
+        &format!(
+            "connector.class=io.debezium.connector.postgresql.PostgresConnector\n\
+             database.hostname={host}\ndatabase.port={port}\ndatabase.user=postgres\n\
+             database.password=postgres\ndatabase.dbname=postgres\ntopic.prefix={name}\n\
+             plugin.name=pgoutput\nslot.name={name}\npublication.name={name}\n\
+             publication.autocreate.mode=filtered\ntable.include.list=public.{table}\n"
+        ),
+    )
+}
+
+/// Debezium's change events on `topic`: the operation (`r`, `c`, `u`, `d`, or `tombstone`) and
+/// the payload's before and after images.
+fn events(topic: &str, count: usize) -> Vec<(String, Value, Value)> {
+    read_all(topic, count)
+        .into_iter()
+        .map(|(value, _)| match value {
+            None => ("tombstone".to_owned(), Value::Null, Value::Null),
+            Some(text) => {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                let p = &v["payload"];
+                (
+                    p["op"].as_str().unwrap_or_default().to_owned(),
+                    p["before"].clone(),
+                    p["after"].clone(),
+                )
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_snapshot_then_every_change_reaches_kafka_and_a_restart_takes_no_new_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let name = unique("dbz").replace('-', "_");
+    let table = format!("{name}_customers");
+    sql(&format!(
+        "create table {table} (id int primary key, name text); \
+         alter table {table} replica identity full; \
+         insert into {table} values (1, 'ada'), (2, 'brian'), (3, 'carl');"
+    ));
+    let topic = format!("{name}.public.{table}");
+    let connectors = [connector(dir.path(), &name, &table)];
+    let worker = worker(dir.path(), port);
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    wait_until(
+        "the snapshot of three rows",
+        Duration::from_secs(120),
+        || topic_records(&topic) >= 3,
+    );
+    sql(&format!(
+        "insert into {table} values (4, 'dora'); \
+         update {table} set name = 'bea' where id = 2; \
+         delete from {table} where id = 1;"
+    ));
+    let seen = events(&topic, 7);
+    let ops: Vec<&str> = seen.iter().map(|(op, _, _)| op.as_str()).collect();
+    assert_eq!(ops, ["r", "r", "r", "c", "u", "d", "tombstone"], "{seen:?}");
+    // REPLICA IDENTITY FULL: the update and the delete carry the whole row before.
+    assert_eq!(seen[4].1["name"], "brian");
+    assert_eq!(seen[4].2["name"], "bea");
+    assert_eq!(seen[5].1["name"], "ada");
+    assert_eq!(seen[5].2, Value::Null);
+    assert_eq!(
+        ferry.task_state(&name, 0).as_deref(),
+        Some("RUNNING"),
+        "{}",
+        ferry.log_text()
+    );
+    ferry.stop();
+
+    // While the worker is down the table changes; the restart streams from the stored offset
+    // and takes no new snapshot.
+    sql(&format!("insert into {table} values (5, 'emil');"));
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    let seen = events(&topic, 8);
+    let ops: Vec<&str> = seen.iter().map(|(op, _, _)| op.as_str()).collect();
+    assert_eq!(
+        ops,
+        ["r", "r", "r", "c", "u", "d", "tombstone", "c"],
+        "{seen:?}"
+    );
+    assert_eq!(seen[7].2["name"], "emil");
+    // The restarted task wrote exactly that one record (its own metrics say so): nothing twice.
+    let task = [("connector", name.as_str()), ("task", "0")];
+    wait_until(
+        "the restarted task's write count",
+        Duration::from_secs(30),
+        || {
+            metric(
+                &scrape(port),
+                "kafka_connect_source_task_source_record_write_total",
+                &task,
+            ) == Some(1.0)
+        },
+    );
+    assert_eq!(topic_records(&topic), 8, "nothing sent twice");
+    ferry.stop();
+    sql(&format!(
+        "select pg_drop_replication_slot('{name}'); drop publication {name}; drop table {table};"
+    ));
+}
