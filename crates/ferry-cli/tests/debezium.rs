@@ -181,3 +181,91 @@ fn a_snapshot_then_every_change_reaches_kafka_and_a_restart_takes_no_new_snapsho
         "select pg_drop_replication_slot('{name}'); drop publication {name}; drop table {table};"
     ));
 }
+
+/// The ids of the rows Debezium reported created (`c`) on `topic`, and how many reads (`r`).
+fn created_ids(topic: &str) -> (std::collections::BTreeSet<i64>, usize) {
+    let total = usize::try_from(topic_records(topic)).unwrap_or(0);
+    let seen = events(topic, total);
+    let reads = seen.iter().filter(|(op, _, _)| op == "r").count();
+    let ids = seen
+        .into_iter()
+        .filter(|(op, _, _)| op == "c")
+        .filter_map(|(_, _, after)| after["id"].as_i64())
+        .collect();
+    (ids, reads)
+}
+
+#[test]
+fn a_worker_killed_during_a_10000_row_transaction_loses_nothing_and_a_new_column_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let name = unique("dbzkill").replace('-', "_");
+    let table = format!("{name}_orders");
+    sql(&format!(
+        "create table {table} (id int primary key, item text); insert into {table} values (0, 'first');"
+    ));
+    let topic = format!("{name}.public.{table}");
+    let connectors = [connector(dir.path(), &name, &table)];
+    let worker = worker(dir.path(), port);
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    // The snapshot's one row and its committed offset: the kill below interrupts streaming.
+    wait_until("the snapshot's row", Duration::from_secs(120), || {
+        topic_records(&topic) == 1
+    });
+    let offsets = dir.path().join("connect.offsets");
+    wait_until(
+        "the snapshot's offset committed",
+        Duration::from_secs(30),
+        || std::fs::metadata(&offsets).is_ok_and(|m| m.len() > 0),
+    );
+    sql(&format!(
+        "begin; insert into {table} select i, 'item ' || i from generate_series(1, 10000) i; commit;"
+    ));
+    wait_until(
+        "the transaction's first records",
+        Duration::from_secs(60),
+        || topic_records(&topic) > 1,
+    );
+    let before_kill = topic_records(&topic);
+    ferry.kill9();
+
+    // A new worker streams on from the last committed offset: every row arrives (some twice,
+    // as at-least-once allows), none is lost, and there is no new snapshot.
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    let mut seen = (std::collections::BTreeSet::new(), 0);
+    wait_until(
+        "every row of the transaction",
+        Duration::from_secs(180),
+        || {
+            seen = created_ids(&topic);
+            seen.0.len() == 10_000
+        },
+    );
+    let (ids, reads) = seen;
+    assert_eq!(ids.first(), Some(&1), "killed after {before_kill} records");
+    assert_eq!(ids.last(), Some(&10_000));
+    assert_eq!(reads, 1, "only the first snapshot's row is a read");
+
+    // A column added while streaming shows in the next change event.
+    sql(&format!(
+        "alter table {table} add column quantity int; insert into {table} values (10001, 'late', 7);"
+    ));
+    let mut late = None;
+    wait_until(
+        "the row with the new column",
+        Duration::from_secs(60),
+        || {
+            let total = usize::try_from(topic_records(&topic)).unwrap_or(0);
+            late = events(&topic, total)
+                .into_iter()
+                .find(|(op, _, after)| op == "c" && after["id"] == 10_001);
+            late.is_some()
+        },
+    );
+    let (_, _, after) = late.unwrap();
+    assert_eq!(after["quantity"], 7, "{after}");
+    ferry.stop();
+    sql(&format!(
+        "select pg_drop_replication_slot('{name}'); drop publication {name}; drop table {table};"
+    ));
+}
