@@ -154,7 +154,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         request_timeout: Duration::from_secs(40),
         security: group_security,
     });
-    let herder = DistributedHerder::new(
+    let (herder, commands) = DistributedHerder::new(
         Arc::new(config),
         worker,
         Arc::new(configs),
@@ -169,7 +169,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
     for (namespace, level) in herder.configs.logger_levels() {
         herder.apply_logger_level(&namespace, &level);
     }
-    let tick = Tick::new(herder.clone(), member, events, reconfigure_rx);
+    let tick = Tick::new(herder.clone(), member, events, reconfigure_rx, commands);
     let tick = tokio::spawn(tick.run());
     Ok(DistributedWorker {
         herder,

@@ -51,9 +51,8 @@ pub struct DistributedHerder {
     pub(crate) shutdown: CancellationToken,
     /// Applies a cluster-wide logger level to this worker (KIP-976).
     logger_levels: Option<LoggerApplier>,
-    /// Requests for the tick loop; the loop takes the receiver.
+    /// Requests for the tick loop, which holds the receiver.
     commands: mpsc::UnboundedSender<Command>,
-    pub(crate) command_requests: Mutex<Option<mpsc::UnboundedReceiver<Command>>>,
 }
 
 /// Sets a logger namespace's level on this worker.
@@ -158,6 +157,7 @@ impl DistributedHerder {
         }
     }
 
+    /// The herder, and the receiving end of its commands, which only the tick loop holds.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         config: Arc<DistributedConfig>,
@@ -169,11 +169,10 @@ impl DistributedHerder {
         cluster_id: String,
         shutdown: CancellationToken,
         logger_levels: Option<LoggerApplier>,
-    ) -> Arc<Self> {
+    ) -> (Arc<Self>, mpsc::UnboundedReceiver<Command>) {
         let (commands, command_requests) = mpsc::unbounded_channel();
-        Arc::new(DistributedHerder {
+        let herder = Arc::new(DistributedHerder {
             commands,
-            command_requests: Mutex::new(Some(command_requests)),
             logger_levels,
             config,
             worker,
@@ -185,7 +184,8 @@ impl DistributedHerder {
             ready: AtomicBool::new(false),
             cluster_id,
             shutdown,
-        })
+        });
+        (herder, command_requests)
     }
 
     /// Applies a cluster-wide logger level read from the config topic.

@@ -94,16 +94,11 @@ impl Tick {
         member: GroupMember,
         events: mpsc::UnboundedReceiver<ConfigEvent>,
         reconfigure_requests: mpsc::UnboundedReceiver<String>,
+        commands: mpsc::UnboundedReceiver<Command>,
     ) -> Self {
         let max_delay = herder.config.scheduled_rebalance_max_delay;
         let known = herder.configs.snapshot().connectors().into_iter().collect();
         let group_metrics = Arc::new(GroupMetrics::new(herder.worker.worker_id()));
-        let commands = herder
-            .command_requests
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .unwrap_or_else(|| mpsc::unbounded_channel().1);
         herder.worker.metrics().set_group(group_metrics.clone());
         Tick {
             group_metrics,

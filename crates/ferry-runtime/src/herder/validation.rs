@@ -205,6 +205,13 @@ fn resolved_config_infos(
     Ok((infos, plugin.kind))
 }
 
+/// The report of a declared key.
+fn declared_mut<'a>(configs: &'a mut [ConfigInfo], key: &str) -> Option<&'a mut ConfigInfo> {
+    configs
+        .iter_mut()
+        .find(|c| c.definition.as_ref().is_some_and(|d| d.name == key))
+}
+
 /// As Java's KIP-891 converter defaults: the converter keys default to the worker's converters,
 /// an unset one reports the worker's as its value, and every converter class is recommended.
 fn apply_worker_converters(registry: &Registry, config: &ConfigMap, configs: &mut [ConfigInfo]) {
@@ -215,10 +222,7 @@ fn apply_worker_converters(registry: &Registry, config: &ConfigMap, configs: &mu
         (VALUE_CONVERTER, &worker.value, false),
         (HEADER_CONVERTER, &worker.header, true),
     ] {
-        let Some(info) = configs
-            .iter_mut()
-            .find(|c| c.definition.as_ref().is_some_and(|d| d.name == key))
-        else {
+        let Some(info) = declared_mut(configs, key) else {
             continue;
         };
         if let (Some(default), Some(definition)) = (default, info.definition.as_mut()) {
@@ -290,10 +294,7 @@ fn apply_plugin_versions(
             converter(HEADER_CONVERTER, &worker.header, true),
         ),
     ] {
-        let Some(info) = configs
-            .iter_mut()
-            .find(|c| c.definition.as_ref().is_some_and(|d| d.name == key))
-        else {
+        let Some(info) = declared_mut(configs, key) else {
             continue;
         };
         let Some(version) = version else {

@@ -119,18 +119,19 @@ impl ClientWriter<'_> {
     }
 }
 
-/// Per-second change of a counter between two reports.
-fn per_second(now: &Report, before: Option<&Report>, value: impl Fn(&Statistics) -> f64) -> f64 {
-    match before {
-        Some(b) => {
-            let secs = now.at.duration_since(b.at).as_secs_f64();
-            if secs <= 0.0 {
-                0.0
-            } else {
-                (value(&now.stats) - value(&b.stats)).max(0.0) / secs
-            }
-        }
-        None => 0.0,
+/// Per-second change of a counter between the two latest reports; 0 until both have it.
+fn per_second(
+    now: &Report,
+    before: Option<&Report>,
+    value: impl Fn(&Statistics) -> Option<f64>,
+) -> f64 {
+    let Some(before) = before else {
+        return 0.0;
+    };
+    let secs = now.at.duration_since(before.at).as_secs_f64();
+    match (value(&now.stats), value(&before.stats)) {
+        (Some(now), Some(then)) if secs > 0.0 => (now - then).max(0.0) / secs,
+        _ => 0.0,
     }
 }
 
@@ -181,20 +182,10 @@ pub fn render(out: &mut Exposition, role: Role, client_id: &str, client: &Client
     // Each broker (`*-node-metrics`).
     for b in nodes(stats) {
         let node = || vec![("nodeid", format!("node-{}", b.nodeid))];
-        let previous = before.and_then(|r| r.stats.brokers.get(&b.name));
-        let rate = |f: fn(&Broker) -> u64| match previous {
-            Some(p) => {
-                let secs = now
-                    .at
-                    .duration_since(before.map_or(now.at, |r| r.at))
-                    .as_secs_f64();
-                if secs > 0.0 {
-                    f(b).saturating_sub(f(p)) as f64 / secs
-                } else {
-                    0.0
-                }
-            }
-            None => 0.0,
+        let rate = |f: fn(&Broker) -> u64| {
+            per_second(&now, before, |s| {
+                s.brokers.get(&b.name).map(|b| f(b) as f64)
+            })
         };
         w.labelled("node", "request-total", node(), b.tx as f64);
         w.labelled("node", "request-rate", node(), rate(|b| b.tx));
@@ -271,8 +262,8 @@ fn producer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>, cli
 
     // Each topic (`producer-topic-metrics`).
     for name in stats.topics.keys() {
-        let sent = |s: &Statistics| -> (f64, f64) {
-            s.topics.get(name).map_or((0.0, 0.0), |t| {
+        let sent = |s: &Statistics| -> Option<(f64, f64)> {
+            s.topics.get(name).map(|t| {
                 t.partitions
                     .values()
                     .filter(|p| p.partition >= 0)
@@ -281,21 +272,21 @@ fn producer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>, cli
                     })
             })
         };
-        let (records, bytes) = sent(stats);
+        let (records, bytes) = sent(stats).unwrap_or_default();
         let label = || vec![("topic", jmx_value(name))];
         w.labelled("topic", "record-send-total", label(), records);
         w.labelled(
             "topic",
             "record-send-rate",
             label(),
-            per_second(now, before, |s| sent(s).0),
+            per_second(now, before, |s| sent(s).map(|(m, _)| m)),
         );
         w.labelled("topic", "byte-total", label(), bytes);
         w.labelled(
             "topic",
             "byte-rate",
             label(),
-            per_second(now, before, |s| sent(s).1),
+            per_second(now, before, |s| sent(s).map(|(_, b)| b)),
         );
     }
 }

@@ -18,3 +18,8 @@ pub const CLIENT_STATISTICS_INTERVAL: &str = "ferry.metrics.client.statistics.in
 /// The worker key for listeners that serve only `GET /metrics` (`http://host:port`, comma
 /// separated), without the REST API or its authentication, as the JMX exporter's own port.
 pub const METRICS_LISTENERS: &str = "ferry.metrics.listeners";
+
+/// Milliseconds since `start`, as Java's task metrics measure times.
+pub fn elapsed_ms(start: tokio::time::Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
+}

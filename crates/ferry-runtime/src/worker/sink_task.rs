@@ -19,10 +19,9 @@ use crate::config::connector::{
 };
 use crate::config::connector::{TOPICS, TOPICS_REGEX};
 use crate::errors::{DeadLetterQueue, DlqSettings, ErrorContext, Stage};
-use crate::metrics::TaskClient;
+use crate::metrics::{elapsed_ms, TaskClient};
 use crate::status::{State, TopicTracker};
 use crate::worker::sink_context::{ErrantRecords, WorkerSinkTaskContext};
-use crate::worker::source_task::elapsed_ms;
 use crate::worker::task_context::TaskContext;
 
 /// Java's `max.poll.records` default: the most records handed to one `put`.

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::errors::{ErrorContext, ErrorHandler, Stage};
-use crate::metrics::TaskClient;
+use crate::metrics::{elapsed_ms, TaskClient};
 use crate::status::{State, TopicTracker};
 use crate::storage::offset_codec::{encode_key, encode_offset};
 use crate::storage::offsets::ConnectorOffsetReader;
@@ -511,9 +511,4 @@ fn handle_ack(
             Ok(false)
         }
     }
-}
-
-/// Milliseconds since `start`, as Java's task metrics measure times.
-pub(crate) fn elapsed_ms(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1000.0
 }
