@@ -237,6 +237,7 @@ impl WorkerConfig {
                 ));
             }
         }
+        out.extend(crate::metrics::unapplied_settings(&self.originals));
         out
     }
 

@@ -23,3 +23,59 @@ pub const METRICS_LISTENERS: &str = "ferry.metrics.listeners";
 pub fn elapsed_ms(start: tokio::time::Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1000.0
 }
+
+/// Java's worker metrics settings that Ferry does not act on, each with a start-up warning:
+/// its sample windows are Java's defaults, it records INFO-level metrics, and it has no metric
+/// reporters (its metrics are served by `GET /metrics`).
+pub fn unapplied_settings(props: &ferry_api::ConfigMap) -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, default) in [
+        ("metrics.sample.window.ms", "30000"),
+        ("metrics.num.samples", "2"),
+    ] {
+        if let Some(v) = props.get(key).filter(|v| v.trim() != default) {
+            out.push(format!(
+                "{key}={v} is ignored: Ferry's metrics use Java's default sample windows (2 of 30000 ms)"
+            ));
+        }
+    }
+    if let Some(v) = props
+        .get("metrics.recording.level")
+        .filter(|v| !v.trim().eq_ignore_ascii_case("INFO"))
+    {
+        out.push(format!(
+            "metrics.recording.level={v} is ignored: Ferry records INFO-level metrics only"
+        ));
+    }
+    if let Some(v) = props
+        .get("metric.reporters")
+        .filter(|v| !v.trim().is_empty())
+    {
+        out.push(format!(
+            "metric.reporters={v} is ignored: Ferry runs no metric reporters; its metrics are served at GET /metrics"
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_metrics_settings_ferry_does_not_apply_are_named() {
+        let props: ferry_api::ConfigMap = [
+            ("metrics.sample.window.ms", "30000"),
+            ("metrics.num.samples", "3"),
+            ("metrics.recording.level", "DEBUG"),
+            ("metric.reporters", "com.example.Reporter"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let warnings = unapplied_settings(&props);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings[0].starts_with("metrics.num.samples=3 is ignored"));
+        assert!(warnings[2].contains("com.example.Reporter"));
+    }
+}
