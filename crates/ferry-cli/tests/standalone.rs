@@ -506,3 +506,107 @@ fn failed_tasks_restart_automatically_with_growing_delays_up_to_the_cap() {
     assert_eq!(ferry.task_state(&never, 0).as_deref(), Some("FAILED"));
     ferry.stop();
 }
+
+/// As Java's `onPartitionsRevoked`, a sink commits what its task processed when the group takes
+/// its partitions away, so their next owner starts after it rather than at the last periodic
+/// commit. Periodic commits are an hour apart here: only the revocation can commit.
+fn revoked_partitions_are_committed(assignor: Option<(&str, &str)>) {
+    use ferry_kafka::rdkafka::consumer::{BaseConsumer, Consumer};
+    use ferry_kafka::rdkafka::{ClientConfig, Offset};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("revoked"), port());
+    let first = 1_000;
+    write_file(&dir.path().join("in.txt"), &numbered_lines(0, first));
+    let worker = worker_properties(dir.path(), port, 3_600_000);
+    let override_line = assignor.map_or(String::new(), |(java, _)| {
+        format!("consumer.override.partition.assignment.strategy={java}\n")
+    });
+    let out = dir.path().join("out.txt");
+    let connectors = vec![
+        connector_file(dir.path(), &format!("{topic}-src"), &format!("connector.class=FileStreamSource\nfile={}\ntopic={topic}\ntopic.creation.default.partitions=2\ntopic.creation.default.replication.factor=-1\n", dir.path().join("in.txt").display())),
+        connector_file(dir.path(), &format!("{topic}-sink"), &format!("connector.class=FileStreamSink\nfile={}\ntopics={topic}\n{override_line}", out.display())),
+    ];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    wait_until(
+        "the first lines in the sink file",
+        Duration::from_secs(60),
+        || lines(&out).len() >= first,
+    );
+
+    // Another member joins the sink's group and takes one of the two partitions.
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", bootstrap())
+        .set("group.id", format!("connect-{topic}-sink"))
+        .set("enable.auto.commit", "false");
+    if let Some((_, librdkafka)) = assignor {
+        config.set("partition.assignment.strategy", librdkafka);
+    }
+    let member: BaseConsumer = config.create().unwrap();
+    member.subscribe(&[&topic]).unwrap();
+    wait_until(
+        "the member's partition committed up to its end by the task",
+        Duration::from_secs(60),
+        || {
+            // Polling drives the member's join; nothing it reads is committed.
+            let _ = member.poll(Duration::from_millis(100));
+            let Ok(taken) = member.assignment() else {
+                return false;
+            };
+            let taken = taken.elements();
+            let Ok(committed) =
+                member.committed_offsets(member.assignment().unwrap(), Duration::from_secs(10))
+            else {
+                return false;
+            };
+            !taken.is_empty()
+                && committed.elements().iter().all(|e| {
+                    let (_, end) = member
+                        .fetch_watermarks(e.topic(), e.partition(), Duration::from_secs(10))
+                        .unwrap();
+                    e.offset() == Offset::Offset(end)
+                })
+        },
+    );
+    let during = lines(&out).len();
+    drop(member);
+
+    // The task gets the partition back and goes on from the committed offset: nothing twice.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("in.txt"))
+        .unwrap();
+    std::io::Write::write_all(&mut f, numbered_lines(first, first + 500).as_bytes()).unwrap();
+    wait_until(
+        "the later lines in the sink file",
+        Duration::from_secs(90),
+        || lines(&out).len() >= first + 500,
+    );
+    let mut got = lines(&out);
+    got.sort();
+    let mut expected: Vec<String> = numbered_lines(0, first + 500)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    expected.sort();
+    assert_eq!(
+        during, first,
+        "no line written twice while the member held a partition"
+    );
+    assert_eq!(got, expected, "every line once");
+    ferry.stop();
+}
+
+#[test]
+fn an_eager_sink_commits_what_it_processed_when_its_partitions_are_revoked() {
+    revoked_partitions_are_committed(None);
+}
+
+#[test]
+fn a_cooperative_sink_commits_the_partitions_it_gives_up() {
+    revoked_partitions_are_committed(Some((
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+        "cooperative-sticky",
+    )));
+}

@@ -1,19 +1,21 @@
 //! A group consumer for sink tasks: batches of owned records, explicit commits, pause and seek,
-//! and rebalance events delivered to the task's loop.
+//! and rebalance events delivered to the task's loop, which completes revocations itself.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::FutureExt;
 use rdkafka::consumer::{
-    BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer,
+    BaseConsumer, CommitMode, Consumer, ConsumerContext, RebalanceProtocol, StreamConsumer,
 };
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Headers, Message};
 use rdkafka::statistics::Statistics;
+use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
 use crate::cluster::ConnectionFailure;
 use crate::stats::ClientStats;
@@ -23,7 +25,13 @@ use crate::KafkaClientError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RebalanceEvent {
     Assigned(Vec<(String, i32)>),
+    /// Taken away in an orderly rebalance. The consumer still owns them, and the group waits,
+    /// until [`SinkConsumer::finish_revocation`]: the task commits what it processed first, as
+    /// Java's `onPartitionsRevoked` does inside `poll`.
     Revoked(Vec<(String, i32)>),
+    /// Lost (the member was fenced or its session expired): another member may own them
+    /// already, so nothing is committed for them.
+    Lost(Vec<(String, i32)>),
 }
 
 /// One consumed record, owned.
@@ -40,12 +48,14 @@ pub struct ConsumedRecord {
     pub headers: Vec<(String, Option<Vec<u8>>)>,
 }
 
-/// Offsets that are safe to commit at any moment: the last ones the task flushed.
-type SafeOffsets = Arc<Mutex<HashMap<(String, i32), i64>>>;
-
 struct SinkConsumerContext {
     events: mpsc::UnboundedSender<RebalanceEvent>,
-    safe_offsets: SafeOffsets,
+    /// Partitions revoked and not yet given back (see [`RebalanceEvent::Revoked`]).
+    revoking: Mutex<Option<Vec<(String, i32)>>>,
+    /// Wakes a poll waiting for records when a revocation arrives.
+    revocation_arrived: Notify,
+    /// Set once the consumer is leaving: revocations then complete at once.
+    closing: AtomicBool,
     /// The first authentication or TLS failure; polls would otherwise come back empty forever.
     failure: ConnectionFailure,
     stats: Arc<ClientStats>,
@@ -68,40 +78,60 @@ fn partitions_of(tpl: &TopicPartitionList) -> Vec<(String, i32)> {
         .collect()
 }
 
-impl ConsumerContext for SinkConsumerContext {
-    fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
-        if let Rebalance::Revoke(tpl) = rebalance {
-            // Librdkafka calls this synchronously inside poll, so the task cannot flush here.
-            // Committing the offsets of the last successful flush keeps at-least-once: anything
-            // consumed after that flush is delivered again to the partition's next owner.
-            let mut commit = TopicPartitionList::new();
-            if let Ok(safe) = self.safe_offsets.lock() {
-                for e in tpl.elements() {
-                    if let Some(off) = safe.get(&(e.topic().to_owned(), e.partition())) {
-                        let _ = commit.add_partition_offset(
-                            e.topic(),
-                            e.partition(),
-                            Offset::Offset(*off),
-                        );
-                    }
-                }
-            }
-            if commit.count() > 0 {
-                if let Err(error) = consumer.commit(&commit, CommitMode::Sync) {
-                    tracing::warn!(%error, "Could not commit offsets of revoked partitions");
-                }
-            }
-            let _ = self
-                .events
-                .send(RebalanceEvent::Revoked(partitions_of(tpl)));
-        }
+/// Gives `tpl` (or, eagerly, the whole assignment) back to the group.
+fn give_back<C: Consumer<X>, X: ConsumerContext>(consumer: &C, tpl: &TopicPartitionList) {
+    let result = match consumer.rebalance_protocol() {
+        RebalanceProtocol::Cooperative => consumer.incremental_unassign(tpl),
+        _ => consumer.unassign(),
+    };
+    if let Err(error) = result {
+        tracing::warn!(%error, "Could not give revoked partitions back to the group");
     }
+}
 
-    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
-        if let Rebalance::Assign(tpl) = rebalance {
-            let _ = self
-                .events
-                .send(RebalanceEvent::Assigned(partitions_of(tpl)));
+impl ConsumerContext for SinkConsumerContext {
+    // Librdkafka waits for the application's assign/unassign call before it rejoins, which
+    // lets the task loop commit revoked partitions before the group hands them to another member.
+    fn rebalance(
+        &self,
+        consumer: &BaseConsumer<Self>,
+        err: RDKafkaRespErr,
+        tpl: &mut TopicPartitionList,
+    ) {
+        match err {
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
+                let result = match consumer.rebalance_protocol() {
+                    RebalanceProtocol::Cooperative => consumer.incremental_assign(tpl),
+                    _ => consumer.assign(tpl),
+                };
+                match result {
+                    Ok(()) => {
+                        let _ = self
+                            .events
+                            .send(RebalanceEvent::Assigned(partitions_of(tpl)));
+                    }
+                    Err(error) => tracing::error!(%error, "Could not take assigned partitions"),
+                }
+            }
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => {
+                let parts = partitions_of(tpl);
+                if self.closing.load(Ordering::Acquire) {
+                    give_back(consumer, tpl);
+                } else if consumer.assignment_lost() {
+                    give_back(consumer, tpl);
+                    let _ = self.events.send(RebalanceEvent::Lost(parts));
+                } else {
+                    if let Ok(mut revoking) = self.revoking.lock() {
+                        *revoking = Some(parts.clone());
+                    }
+                    let _ = self.events.send(RebalanceEvent::Revoked(parts));
+                    self.revocation_arrived.notify_one();
+                }
+            }
+            other => {
+                tracing::error!(error = ?other, "Rebalance failed; giving up the assignment");
+                give_back(consumer, tpl);
+            }
         }
     }
 }
@@ -115,7 +145,6 @@ pub enum Subscription {
 
 pub struct SinkConsumer {
     inner: StreamConsumer<SinkConsumerContext>,
-    safe_offsets: SafeOffsets,
 }
 
 impl SinkConsumer {
@@ -124,10 +153,11 @@ impl SinkConsumer {
         subscription: &Subscription,
     ) -> Result<(Self, mpsc::UnboundedReceiver<RebalanceEvent>), KafkaClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let safe_offsets = SafeOffsets::default();
         let context = SinkConsumerContext {
             events: tx,
-            safe_offsets: safe_offsets.clone(),
+            revoking: Mutex::new(None),
+            revocation_arrived: Notify::new(),
+            closing: AtomicBool::new(false),
             failure: ConnectionFailure::default(),
             stats: Arc::default(),
         };
@@ -146,16 +176,11 @@ impl SinkConsumer {
         inner
             .subscribe(&refs)
             .map_err(KafkaClientError::op("subscribe"))?;
-        Ok((
-            SinkConsumer {
-                inner,
-                safe_offsets,
-            },
-            rx,
-        ))
+        Ok((SinkConsumer { inner }, rx))
     }
 
     /// Up to `max` records: waits up to `timeout` for the first, then takes what is ready.
+    /// Returns early, with what it has, once a revocation is waiting for the task.
     /// Cancel-safe: no record is lost if the future is dropped before it completes.
     pub async fn poll_batch(
         &self,
@@ -164,11 +189,20 @@ impl SinkConsumer {
     ) -> Result<Vec<ConsumedRecord>, KafkaClientError> {
         let mut batch = Vec::new();
         let deadline = tokio::time::Instant::now() + timeout;
+        let context = self.inner.context();
         loop {
-            if let Some(reason) = self.inner.context().failure.get() {
+            if let Some(reason) = context.failure.get() {
                 return Err(KafkaClientError::Connection(reason));
             }
-            let first = match tokio::time::timeout_at(deadline, self.inner.recv()).await {
+            if self.revocation_pending() {
+                return Ok(batch);
+            }
+            let received = tokio::select! {
+                received = tokio::time::timeout_at(deadline, self.inner.recv()) => received,
+                // A wake-up left from an earlier revocation is harmless: the loop checks again.
+                _ = context.revocation_arrived.notified() => continue,
+            };
+            let first = match received {
                 Err(_) => return Ok(batch),
                 Ok(Ok(msg)) => msg,
                 Ok(Err(e)) => {
@@ -179,7 +213,7 @@ impl SinkConsumer {
             batch.push(owned(&first));
             break;
         }
-        while batch.len() < max {
+        while batch.len() < max && !self.revocation_pending() {
             match self.inner.recv().now_or_never() {
                 Some(Ok(msg)) => batch.push(owned(&msg)),
                 Some(Err(e)) => {
@@ -190,6 +224,29 @@ impl SinkConsumer {
             }
         }
         Ok(batch)
+    }
+
+    fn revocation_pending(&self) -> bool {
+        self.inner
+            .context()
+            .revoking
+            .lock()
+            .is_ok_and(|r| r.is_some())
+    }
+
+    /// Gives the partitions of the last [`RebalanceEvent::Revoked`] back to the group, once the
+    /// task has committed them; the group's rebalance goes on from here.
+    pub fn finish_revocation(&self) {
+        let revoked = self
+            .inner
+            .context()
+            .revoking
+            .lock()
+            .ok()
+            .and_then(|mut r| r.take());
+        if let Some(parts) = revoked {
+            give_back(&self.inner, &tpl_of(&parts));
+        }
     }
 
     /// Commits `next offsets` (the offset of the next record to read) per partition.
@@ -211,9 +268,6 @@ impl SinkConsumer {
         self.inner
             .commit(&tpl, mode)
             .map_err(KafkaClientError::op("commit"))?;
-        if let Ok(mut safe) = self.safe_offsets.lock() {
-            safe.extend(offsets.iter().map(|(k, v)| (k.clone(), *v)));
-        }
         Ok(())
     }
 
@@ -273,6 +327,8 @@ impl SinkConsumer {
         } else {
             self.commit(offsets, true)
         };
+        self.inner.context().closing.store(true, Ordering::Release);
+        self.finish_revocation();
         self.inner.unsubscribe();
         result
     }

@@ -162,6 +162,13 @@ fn key(tp: &TopicPartition) -> (String, i32) {
     (tp.topic.clone(), tp.partition)
 }
 
+fn topic_partitions(parts: Vec<(String, i32)>) -> Vec<TopicPartition> {
+    parts
+        .into_iter()
+        .map(|(t, p)| TopicPartition::new(t, p))
+        .collect()
+}
+
 impl SinkPipeline {
     async fn execute(&mut self) -> Result<(), ConnectError> {
         let interval = self.ctx.worker.offset_flush_interval;
@@ -175,7 +182,7 @@ impl SinkPipeline {
             let requests = self.context.take_requests();
             self.apply_requests(&requests)?;
             if requests.commit || Instant::now() >= next_commit {
-                self.commit(false).await;
+                self.commit(false, None).await;
                 next_commit = Instant::now() + interval;
             }
             let wait = next_commit.saturating_duration_since(Instant::now());
@@ -395,10 +402,7 @@ impl SinkPipeline {
         while let Ok(event) = self.events.try_recv() {
             match event {
                 RebalanceEvent::Assigned(parts) => {
-                    let parts: Vec<TopicPartition> = parts
-                        .into_iter()
-                        .map(|(t, p)| TopicPartition::new(t, p))
-                        .collect();
+                    let parts = topic_partitions(parts);
                     self.assignment.extend(parts.iter().cloned());
                     self.context.set_assignment(&self.assignment);
                     self.ctx
@@ -411,32 +415,57 @@ impl SinkPipeline {
                     self.task.open(&parts).await?;
                 }
                 RebalanceEvent::Revoked(parts) => {
-                    let parts: Vec<TopicPartition> = parts
-                        .into_iter()
-                        .map(|(t, p)| TopicPartition::new(t, p))
-                        .collect();
-                    self.task.close(&parts).await?;
-                    for tp in &parts {
-                        self.assignment.remove(tp);
-                        self.current.remove(&key(tp));
-                        self.last_committed.remove(&key(tp));
-                    }
-                    self.retry = None;
-                    // The batch kept for redelivery is gone with its partitions: consume again.
-                    if self.paused_for_retry {
-                        self.paused_for_retry = false;
-                        if !self.paused {
-                            self.resume_consumption()?;
-                        }
-                    }
-                    self.context.set_assignment(&self.assignment);
-                    self.ctx
-                        .metrics
-                        .partition_count
-                        .store(self.assignment.len() as u64, Ordering::Relaxed);
+                    let parts = topic_partitions(parts);
+                    // As Java's onPartitionsRevoked: commit what the task processed of them,
+                    // then close them, before the group gives them to another member.
+                    let revoked: HashSet<(String, i32)> = parts.iter().map(key).collect();
+                    self.commit(true, Some(&revoked)).await;
+                    let closed = self.task.close(&parts).await;
+                    self.forget(&parts)?;
+                    self.consumer.finish_revocation();
+                    closed?;
+                }
+                RebalanceEvent::Lost(parts) => {
+                    let parts = topic_partitions(parts);
+                    let closed = self.task.close(&parts).await;
+                    self.forget(&parts)?;
+                    closed?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Drops what the pipeline keeps for partitions it no longer owns.
+    fn forget(&mut self, parts: &[TopicPartition]) -> Result<(), ConnectError> {
+        for tp in parts {
+            self.assignment.remove(tp);
+            self.current.remove(&key(tp));
+            self.last_committed.remove(&key(tp));
+        }
+        // Records of the batch kept for redelivery that belong to the revoked partitions are
+        // consumed again by their next owner; the rest are still this task's to deliver.
+        if let Some((mut batch, mut offsets)) = self.retry.take() {
+            let gone: HashSet<(String, i32)> = parts.iter().map(key).collect();
+            batch.retain(|r| {
+                !gone.contains(&(r.original_topic.clone(), r.original_kafka_partition))
+            });
+            offsets.retain(|tp, _| !gone.contains(tp));
+            if !offsets.is_empty() {
+                self.retry = Some((batch, offsets));
+            }
+        }
+        if self.retry.is_none() && self.paused_for_retry {
+            self.paused_for_retry = false;
+            if !self.paused {
+                self.resume_consumption()?;
+            }
+        }
+        self.context.set_assignment(&self.assignment);
+        self.ctx
+            .metrics
+            .partition_count
+            .store(self.assignment.len() as u64, Ordering::Relaxed);
         Ok(())
     }
 
@@ -551,7 +580,8 @@ impl SinkPipeline {
         Ok(())
     }
 
-    async fn commit(&mut self, closing: bool) {
+    /// Commits what `preCommit` allows, of every partition or of `only` those.
+    async fn commit(&mut self, closing: bool, only: Option<&HashSet<(String, i32)>>) {
         if let Err(error) = self.handle_errant().await {
             tracing::error!(%error, "Errant records could not be handled; offsets are not committed this time");
             return;
@@ -566,6 +596,7 @@ impl SinkPipeline {
         let offsets: SinkOffsets = self
             .current
             .iter()
+            .filter(|(tp, _)| only.is_none_or(|only| only.contains(*tp)))
             .map(|((t, p), o)| (TopicPartition::new(t.clone(), *p), *o))
             .collect();
         if offsets.is_empty() {
@@ -581,9 +612,13 @@ impl SinkPipeline {
                 let commit: Offsets = returned
                     .into_iter()
                     .filter(|(tp, o)| self.current.get(&key(tp)).is_some_and(|cur| o <= cur))
+                    .filter(|(tp, _)| only.is_none_or(|only| only.contains(&key(tp))))
                     .map(|(tp, o)| (key(&tp), o))
                     .collect();
-                if commit.is_empty() || commit == self.last_committed {
+                let unchanged = commit
+                    .iter()
+                    .all(|(tp, o)| self.last_committed.get(tp) == Some(o));
+                if commit.is_empty() || unchanged {
                     // As Java, a commit with nothing new to write completes at once.
                     self.commit_completed(started);
                     return;
@@ -616,7 +651,7 @@ impl SinkPipeline {
     /// `stop`, then the consumer leaves its group.
     async fn stop(mut self, healthy: bool) -> Result<(), ConnectError> {
         if healthy {
-            self.commit(true).await;
+            self.commit(true, None).await;
             if let Err(e) = self
                 .task
                 .close(&self.assignment.iter().cloned().collect::<Vec<_>>())
