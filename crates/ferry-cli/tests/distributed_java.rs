@@ -4,39 +4,13 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
 use support::*;
 
 const SLOW: Duration = Duration::from_secs(180);
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `scripts/java-connect distributed`, once its REST API reports it healthy.
-fn java_worker(dir: &Path, port: u16, props: &Path) -> Ferry {
-    let log = dir.join(format!("java-{port}.log"));
-    let out = std::fs::File::create(dir.join(format!("java-{port}.out"))).unwrap();
-    let child = Command::new(repo_root().join("scripts/java-connect"))
-        .arg("distributed")
-        .arg(props)
-        .current_dir(dir)
-        .env("CONNECT_LOG_FILE", &log)
-        .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G")
-        .stdout(Stdio::null())
-        .stderr(out)
-        .spawn()
-        .expect("scripts/java-connect runs");
-    let java = Ferry { child, port, log };
-    wait_until("Java Connect to be healthy", SLOW, || {
-        java.get("/health").is_some_and(|(code, _)| code == 200)
-    });
-    java
-}
 
 fn connectors(w: &Ferry) -> Vec<String> {
     let (_, list) = w.call("GET", "/connectors", None);
@@ -86,7 +60,7 @@ fn java_and_ferry_take_turns_on_the_same_internal_topics() {
     // Java writes connectors, target states, a restart request, offsets and statuses.
     let java_port = port();
     let java_props = distributed_properties(dir.path(), java_port, &cluster, extra);
-    let java = java_worker(dir.path(), java_port, &java_props);
+    let java = java_distributed_worker(dir.path(), java_port, &java_props);
     let create = |w: &Ferry, body: String| {
         let (code, answer) = w.call("POST", "/connectors", Some(&body));
         assert_eq!(code, 201, "{answer}");
@@ -202,7 +176,7 @@ fn java_and_ferry_take_turns_on_the_same_internal_topics() {
     ferry.stop();
 
     // And Java again, on what Ferry wrote.
-    let java = java_worker(dir.path(), java_port, &java_props);
+    let java = java_distributed_worker(dir.path(), java_port, &java_props);
     assert_eq!(connectors(&java), all);
     wait_until("Ferry's target states in Java", SLOW, || {
         state(&java, &src) == "RUNNING"

@@ -453,6 +453,30 @@ impl Drop for Ferry {
     }
 }
 
+/// `scripts/java-connect distributed`, once its REST API reports it healthy.
+pub fn java_distributed_worker(dir: &Path, port: u16, props: &Path) -> Ferry {
+    let log = dir.join(format!("java-{port}-{}.log", unique("run")));
+    let out = std::fs::File::create(dir.join(format!("java-{port}.out"))).unwrap();
+    let child =
+        Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/java-connect"))
+            .arg("distributed")
+            .arg(props)
+            .current_dir(dir)
+            .env("CONNECT_LOG_FILE", &log)
+            .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G")
+            .stdout(Stdio::null())
+            .stderr(out)
+            .spawn()
+            .expect("scripts/java-connect runs");
+    let java = Ferry { child, port, log };
+    wait_until(
+        "Java Connect to be healthy",
+        Duration::from_secs(180),
+        || java.get("/health").is_some_and(|(code, _)| code == 200),
+    );
+    java
+}
+
 /// Runs `ferry standalone` expecting it to fail at start-up; returns its stderr.
 pub fn start_fails(dir: &Path, worker: &Path, connectors: &[PathBuf]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_ferry"))
