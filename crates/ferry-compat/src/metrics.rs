@@ -258,7 +258,7 @@ jmx_scrape_duration_seconds -Inf
             "s",
             System::Java,
             Path::new("/d"),
-            "127.0.0.1:9",
+            &["127.0.0.1:9".to_owned()],
             &used,
         );
         let text = "m{connector=\"cr-s-src-j\",task=\"0\"} 1\n\

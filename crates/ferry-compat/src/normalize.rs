@@ -209,7 +209,7 @@ mod tests {
             "s",
             System::Java,
             Path::new("/d"),
-            "127.0.0.1:9",
+            &["127.0.0.1:9".to_owned()],
             &used,
         )
     }

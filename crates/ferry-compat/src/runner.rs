@@ -15,7 +15,7 @@ use crate::normalize::{default_unordered, normalize};
 use crate::report::{ScenarioRecord, StepRecord, SuiteReport};
 use crate::scenario::{Action, Body, Request, Scenario, Step};
 use crate::template::{placeholders, Names, System};
-use crate::workers::{Worker, WorkerSetup};
+use crate::workers::{members, Worker, WorkerSetup};
 
 /// How long one REST request may take; every request of the suite answers within seconds.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -500,7 +500,7 @@ pub fn recheck(
                 &scenario.name,
                 system,
                 Path::new(""),
-                "",
+                &[],
                 &BTreeSet::new(),
             )
         };
@@ -577,10 +577,10 @@ fn finish(
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub system: System,
-    /// The REST port.
+    /// The REST port scenarios talk to (a follower's, in a cluster).
     pub port: u16,
-    /// The worker id it reports, `host:port`.
-    pub address: String,
+    /// The worker ids of the system's workers in this profile, `host:port`.
+    pub addresses: Vec<String>,
     /// Where it serves Prometheus metrics, if it does.
     pub metrics_port: Option<u16>,
 }
@@ -607,7 +607,7 @@ pub fn run_scenario(
                 system: w.system,
                 port: w.port,
                 metrics_port: w.metrics_port,
-                names: Names::new(run, &scenario.name, w.system, &dir, &w.address, &used),
+                names: Names::new(run, &scenario.name, w.system, &dir, &w.addresses, &used),
                 dir,
                 bootstrap,
             }
@@ -716,25 +716,31 @@ pub fn run_suite(opts: &Options) -> anyhow::Result<SuiteReport> {
     let run = run_id();
     let work = opts.work.join(&run);
     let profiles: BTreeSet<&str> = opts.scenarios.iter().map(|s| s.profile.as_str()).collect();
-    let mut workers: HashMap<(String, System), Worker> = HashMap::new();
-    for profile in &profiles {
-        for system in System::BOTH {
-            let dir = work
-                .join("workers")
-                .join(format!("{profile}-{}", system.short()));
-            workers.insert(
-                ((*profile).to_owned(), system),
-                Worker::spawn(system, profile, &dir, &opts.setup)?,
-            );
+    let mut workers: HashMap<(String, System), Vec<Worker>> = HashMap::new();
+    // A cluster's first worker is up before the others join, so it leads the group and the
+    // last one, which scenarios talk to, is a follower.
+    let most = profiles.iter().map(|p| members(p)).max().unwrap_or(1);
+    for member in 0..most {
+        for profile in profiles.iter().filter(|p| member < members(p)) {
+            for system in System::BOTH {
+                let cluster = format!("compat-{run}-{profile}-{}", system.short());
+                let dir = work
+                    .join("workers")
+                    .join(format!("{profile}-{}-{member}", system.short()));
+                workers
+                    .entry(((*profile).to_owned(), system))
+                    .or_default()
+                    .push(Worker::spawn(system, profile, &dir, &opts.setup, &cluster)?);
+            }
         }
-    }
-    for w in workers.values_mut() {
-        w.wait_ready(Duration::from_secs(180))?;
+        for w in workers.values_mut().filter_map(|ws| ws.get_mut(member)) {
+            w.wait_ready(Duration::from_secs(180))?;
+        }
     }
     let startup = started.elapsed();
     eprintln!(
         "ferry-compat: run {run}: {} worker(s) up in {:.1} s; running {} scenario(s) in {}",
-        workers.len(),
+        workers.values().map(Vec::len).sum::<usize>(),
         startup.as_secs_f64(),
         opts.scenarios.len(),
         work.display()
@@ -743,12 +749,13 @@ pub fn run_suite(opts: &Options) -> anyhow::Result<SuiteReport> {
         .iter()
         .map(|p| {
             let side = |s: System| {
-                let w = &workers[&((*p).to_owned(), s)];
+                let ws = &workers[&((*p).to_owned(), s)];
+                let talk_to = ws.last().expect("every profile runs a worker");
                 Endpoint {
                     system: s,
-                    port: w.port,
-                    address: w.address(),
-                    metrics_port: w.metrics_port,
+                    port: talk_to.port,
+                    addresses: ws.iter().map(Worker::address).collect(),
+                    metrics_port: talk_to.metrics_port,
                 }
             };
             ((*p).to_owned(), [side(System::Java), side(System::Ferry)])
@@ -777,7 +784,7 @@ pub fn run_suite(opts: &Options) -> anyhow::Result<SuiteReport> {
             });
         }
     });
-    for w in workers.values_mut() {
+    for w in workers.values_mut().flatten() {
         w.stop();
     }
     let scenarios = records.into_inner().expect("records");

@@ -23,6 +23,9 @@ struct ScenarioFile {
     description: String,
     #[serde(default = "default_profile")]
     profile: String,
+    /// Further profiles to run the same steps in, each as a scenario named `NAME-PROFILE`.
+    #[serde(default)]
+    also: Vec<String>,
     #[serde(default, rename = "step")]
     steps: Vec<StepFile>,
 }
@@ -309,8 +312,9 @@ fn convert(index: usize, step: StepFile) -> anyhow::Result<Step> {
 }
 
 impl Scenario {
-    /// Parses one scenario's text; `name` is its file stem.
-    pub fn parse(name: &str, text: &str) -> anyhow::Result<Scenario> {
+    /// Parses one scenario file's text (`name` is its file stem): its scenario, then one more
+    /// per profile in `also`.
+    pub fn parse(name: &str, text: &str) -> anyhow::Result<Vec<Scenario>> {
         let file: ScenarioFile =
             toml::from_str(text).with_context(|| format!("scenario {name}"))?;
         let steps = file
@@ -325,26 +329,35 @@ impl Scenario {
                 bail!("scenario {name}: two steps have the id {}", s.id);
             }
         }
-        if !crate::workers::PROFILES
-            .iter()
-            .any(|(p, _)| *p == file.profile)
-        {
-            bail!("scenario {name}: unknown profile {}", file.profile);
+        for profile in std::iter::once(&file.profile).chain(&file.also) {
+            if !crate::workers::PROFILES.iter().any(|(p, _)| p == profile) {
+                bail!("scenario {name}: unknown profile {profile}");
+            }
         }
         let metrics = crate::workers::METRICS_PROFILE;
-        if file.profile != metrics && steps.iter().any(|s| matches!(s.action, Action::Metrics(_))) {
+        let has_metrics = steps.iter().any(|s| matches!(s.action, Action::Metrics(_)));
+        if has_metrics && (file.profile != metrics || !file.also.is_empty()) {
             // Only that profile's Java worker runs the metrics agent.
-            bail!("scenario {name}: metrics steps need profile = \"{metrics}\"");
+            bail!("scenario {name}: metrics steps need profile = \"{metrics}\" (and no other)");
         }
-        Ok(Scenario {
+        let mut scenarios = vec![Scenario {
             name: name.to_owned(),
-            description: file.description,
+            description: file.description.clone(),
             profile: file.profile,
-            steps,
-        })
+            steps: steps.clone(),
+        }];
+        for profile in file.also {
+            scenarios.push(Scenario {
+                name: format!("{name}-{profile}"),
+                description: format!("{} ({profile})", file.description),
+                profile,
+                steps: steps.clone(),
+            });
+        }
+        Ok(scenarios)
     }
 
-    pub fn load(path: &Path) -> anyhow::Result<Scenario> {
+    pub fn load(path: &Path) -> anyhow::Result<Vec<Scenario>> {
         let name = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -368,10 +381,11 @@ pub fn scenario_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 /// Every scenario of `dir`.
 pub fn load_all(dir: &Path) -> anyhow::Result<Vec<Scenario>> {
-    scenario_files(dir)?
-        .iter()
-        .map(|p| Scenario::load(p))
-        .collect()
+    let mut all = Vec::new();
+    for file in scenario_files(dir)? {
+        all.extend(Scenario::load(&file)?);
+    }
+    Ok(all)
 }
 
 #[cfg(test)]
@@ -407,7 +421,8 @@ expect_topic_records = "{topic}"
 count = 2
 "#,
         )
-        .unwrap();
+        .unwrap()
+        .remove(0);
         assert_eq!(s.steps.len(), 6);
         assert_eq!(s.steps[0].id, "create");
         assert_eq!(s.steps[1].id, "2");
@@ -428,13 +443,26 @@ count = 2
     fn metrics_steps_are_gets_in_the_metrics_profile() {
         let ok =
             "description = \"d\"\nprofile = \"metrics\"\n[[step]]\nmetrics = \"GET /metrics\"\n";
-        let s = Scenario::parse("x", ok).unwrap();
+        let s = &Scenario::parse("x", ok).unwrap()[0];
         assert_eq!(s.steps[0].describe(), "metrics GET /metrics");
         let default = ok.replace("profile = \"metrics\"\n", "");
         assert!(Scenario::parse("x", &default).is_err());
         assert!(Scenario::parse("x", &ok.replace("GET", "POST")).is_err());
         let body = format!("{ok}body = {{ a = 1 }}\n");
         assert!(Scenario::parse("x", &body).is_err());
+    }
+
+    #[test]
+    fn also_runs_the_steps_in_more_profiles() {
+        let text = "description = \"d\"\nalso = [\"distributed\"]\n[[step]]\ncall = \"GET /\"\n";
+        let all = Scenario::parse("x", text).unwrap();
+        let names: Vec<(&str, &str)> = all
+            .iter()
+            .map(|s| (s.name.as_str(), s.profile.as_str()))
+            .collect();
+        assert_eq!(names, [("x", "default"), ("x-distributed", "distributed")]);
+        assert_eq!(all[1].steps, all[0].steps);
+        assert!(Scenario::parse("x", &text.replace("distributed", "nope")).is_err());
     }
 
     #[test]

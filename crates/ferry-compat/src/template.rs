@@ -59,13 +59,13 @@ pub struct Names {
 }
 
 impl Names {
-    /// `run` is unique to the suite's run, `worker` the system's `host:port`.
+    /// `run` is unique to the suite's run, `workers` the system's workers' `host:port`.
     pub fn new(
         run: &str,
         scenario: &str,
         system: System,
         dir: &Path,
-        worker: &str,
+        workers: &[String],
         used: &BTreeSet<String>,
     ) -> Names {
         let mut pairs: Vec<(String, String)> = used
@@ -87,7 +87,7 @@ impl Names {
                 (p.clone(), physical)
             })
             .collect();
-        pairs.push(("{worker}".to_owned(), worker.to_owned()));
+        pairs.extend(workers.iter().map(|w| ("{worker}".to_owned(), w.clone())));
         pairs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1.cmp(&b.1)));
         Names {
             pairs,
@@ -162,7 +162,7 @@ mod tests {
             "scen",
             system,
             Path::new("/tmp/w/j/scen"),
-            "127.0.0.1:1000",
+            &["127.0.0.1:1000".to_owned(), "127.0.0.1:1001".to_owned()],
             &used,
         )
     }
@@ -178,6 +178,7 @@ mod tests {
         );
         assert_eq!(n.unsubstitute(&physical), text);
         assert_eq!(n.unsubstitute("127.0.0.1:1000"), "{worker}");
+        assert_eq!(n.unsubstitute("127.0.0.1:1001"), "{worker}");
         assert!(n.is_foreign("cr1-other-j"));
         assert!(!n.is_foreign("{name}"));
     }

@@ -1,5 +1,6 @@
-//! The two workers of a profile: Java Connect through `scripts/java-connect standalone`, Ferry
-//! through `ferry standalone`, with the same worker properties apart from port and files.
+//! The workers of a profile: Java Connect through `scripts/java-connect`, Ferry through `ferry`,
+//! standalone (one of each) or distributed (a cluster of three of each), with the same worker
+//! properties apart from ports, files and internal topics.
 
 use std::fs::File;
 use std::net::TcpListener;
@@ -22,7 +23,22 @@ pub const PROFILES: &[(&str, &str)] = &[
     // Prometheus metrics: the Java worker runs the JMX exporter agent (see `metrics_agent_opts`),
     // Ferry serves GET /metrics on its REST port anyway.
     (METRICS_PROFILE, ""),
+    // Three distributed workers per system; scenarios talk to a follower (see `members`).
+    (DISTRIBUTED_PROFILE, ""),
 ];
+
+/// The profile whose workers form a cluster of [`DISTRIBUTED_MEMBERS`] distributed workers.
+pub const DISTRIBUTED_PROFILE: &str = "distributed";
+pub const DISTRIBUTED_MEMBERS: usize = 3;
+
+/// How many workers of each system a profile runs.
+pub fn members(profile: &str) -> usize {
+    if profile == DISTRIBUTED_PROFILE {
+        DISTRIBUTED_MEMBERS
+    } else {
+        1
+    }
+}
 
 /// The profile whose workers both serve Prometheus metrics (`metrics` steps need it).
 pub const METRICS_PROFILE: &str = "metrics";
@@ -126,12 +142,14 @@ fn metrics_agent_opts(port: u16) -> anyhow::Result<String> {
     Ok(format!("{existing} {agent}").trim().to_owned())
 }
 
-/// The worker properties both systems get (plus the profile's).
+/// The worker properties both systems get (plus the profile's); `cluster` names a distributed
+/// worker's group.
 pub fn worker_properties(
     setup: &WorkerSetup,
     dir: &Path,
     port: u16,
     profile: &str,
+    cluster: &str,
 ) -> anyhow::Result<String> {
     let mut extra = PROFILES
         .iter()
@@ -145,30 +163,58 @@ pub fn worker_properties(
         extra = extra.replace("{test_plugin_path}", &path.display().to_string());
     }
     let bootstrap = &setup.bootstrap;
+    let storage = if profile == DISTRIBUTED_PROFILE {
+        // `cluster` names the group and its internal topics, one cluster per system and run.
+        format!(
+            "group.id={cluster}
+config.storage.topic={cluster}-configs
+offset.storage.topic={cluster}-offsets
+status.storage.topic={cluster}-status
+config.storage.replication.factor=1
+offset.storage.replication.factor=1
+status.storage.replication.factor=1
+rest.advertised.host.name=127.0.0.1
+rest.advertised.port={port}
+"
+        )
+    } else {
+        format!(
+            "offset.storage.file.filename={}\n",
+            dir.join("connect.offsets").display()
+        )
+    };
     Ok(format!(
         "bootstrap.servers={bootstrap}
 key.converter=org.apache.kafka.connect.storage.StringConverter
 value.converter=org.apache.kafka.connect.storage.StringConverter
-offset.storage.file.filename={}
-offset.flush.interval.ms=1000
+{storage}offset.flush.interval.ms=1000
 listeners=http://127.0.0.1:{port}
-{extra}",
-        dir.join("connect.offsets").display()
+{extra}"
     ))
 }
 
 impl Worker {
     /// Starts the worker in `dir` (created); [`Worker::wait_ready`] waits for its REST API.
+    /// Distributed workers of the same `cluster` form one group.
     pub fn spawn(
         system: System,
         profile: &str,
         dir: &Path,
         setup: &WorkerSetup,
+        cluster: &str,
     ) -> anyhow::Result<Worker> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let port = free_port()?;
         let properties = dir.join("worker.properties");
-        std::fs::write(&properties, worker_properties(setup, dir, port, profile)?)?;
+        std::fs::write(
+            &properties,
+            worker_properties(setup, dir, port, profile, cluster)?,
+        )?;
+        let mode = if profile == DISTRIBUTED_PROFILE {
+            "distributed"
+        } else {
+            "standalone"
+        };
         let log = dir.join("worker.log");
         let out = File::create(&log)?;
         let err = out.try_clone()?;
@@ -176,7 +222,7 @@ impl Worker {
         let mut command = match system {
             System::Java => {
                 let mut c = Command::new(setup.root.join("scripts/java-connect"));
-                c.arg("standalone")
+                c.arg(mode)
                     .arg(&properties)
                     .env("CONNECT_LOG_FILE", dir.join("connect.log"))
                     .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G");
@@ -194,7 +240,7 @@ impl Worker {
             System::Ferry => {
                 metrics_port = Some(port);
                 let mut c = Command::new(&setup.ferry_bin);
-                c.arg("standalone")
+                c.arg(mode)
                     .arg(&properties)
                     .env("RUST_LOG", "info")
                     .env("NO_COLOR", "1");

@@ -44,7 +44,7 @@ fn created(status: u16) -> Value {
 
 #[test]
 fn a_wrong_status_code_from_ferry_fails_the_suite() {
-    let scenario = Scenario::parse("create-once", CREATE).unwrap();
+    let scenario = Scenario::parse("create-once", CREATE).unwrap().remove(0);
     let dir = recorded(
         "wrongstatus",
         "create-once",
@@ -73,7 +73,7 @@ fn a_wrong_status_code_from_ferry_fails_the_suite() {
 
 #[test]
 fn the_same_answers_pass() {
-    let scenario = Scenario::parse("create-once", CREATE).unwrap();
+    let scenario = Scenario::parse("create-once", CREATE).unwrap().remove(0);
     let dir = recorded(
         "same",
         "create-once",
@@ -94,7 +94,9 @@ raw = '{"name": '
 
 #[test]
 fn an_accepted_difference_passes_with_its_reason() {
-    let scenario = Scenario::parse("malformed-bodies", MALFORMED).unwrap();
+    let scenario = Scenario::parse("malformed-bodies", MALFORMED)
+        .unwrap()
+        .remove(0);
     let dir = recorded(
         "accepted",
         "malformed-bodies",
@@ -121,7 +123,9 @@ fn an_accepted_difference_passes_with_its_reason() {
 #[test]
 fn an_accepted_status_difference_must_be_the_accepted_one() {
     // The malformed-bodies entry accepts Java 500 / Ferry 400, not a Ferry 201.
-    let scenario = Scenario::parse("malformed-bodies", MALFORMED).unwrap();
+    let scenario = Scenario::parse("malformed-bodies", MALFORMED)
+        .unwrap()
+        .remove(0);
     let dir = recorded(
         "acceptedwrong",
         "malformed-bodies",
@@ -145,7 +149,9 @@ fn an_accepted_status_difference_must_be_the_accepted_one() {
 
 #[test]
 fn an_accepted_difference_that_no_longer_occurs_fails() {
-    let scenario = Scenario::parse("malformed-bodies", MALFORMED).unwrap();
+    let scenario = Scenario::parse("malformed-bodies", MALFORMED)
+        .unwrap()
+        .remove(0);
     let same =
         json!({"status": 400, "location": null, "body": {"error_code": 400, "message": "bad"}});
     let dir = recorded(
@@ -191,7 +197,7 @@ fn scraped(status: u16, body: Value) -> Value {
 
 #[test]
 fn metric_keys_are_paths_that_accepted_differences_can_name() {
-    let scenario = Scenario::parse("metrics-keys", METRICS).unwrap();
+    let scenario = Scenario::parse("metrics-keys", METRICS).unwrap().remove(0);
     let dir = recorded(
         "metrickeys",
         "metrics-keys",
@@ -228,7 +234,9 @@ reason = "Ferry bug, not fixed yet: a test"
 
 #[test]
 fn a_metrics_endpoint_that_does_not_answer_200_breaks_the_scenario() {
-    let scenario = Scenario::parse("metrics-missing", METRICS).unwrap();
+    let scenario = Scenario::parse("metrics-missing", METRICS)
+        .unwrap()
+        .remove(0);
     let dir = recorded(
         "metricsmissing",
         "metrics-missing",

@@ -26,7 +26,7 @@ use ferry_runtime::herder::{
 use ferry_runtime::plugins::{PluginKind, Registry};
 use ferry_runtime::status::{StatusStore, TaskId};
 use ferry_runtime::worker::{TargetState, Worker};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::DistributedConfig;
@@ -53,6 +53,8 @@ pub struct DistributedHerder {
     logger_levels: Option<LoggerApplier>,
     /// Requests for the tick loop, which holds the receiver.
     commands: mpsc::UnboundedSender<Command>,
+    /// Woken each time a rebalance completes.
+    pub(crate) settled: Notify,
 }
 
 /// Sets a logger namespace's level on this worker.
@@ -65,6 +67,9 @@ fn store_error(e: crate::stores::StoreError) -> HerderError {
 fn shutting_down() -> HerderError {
     HerderError::Internal("The worker is shutting down".to_owned())
 }
+
+/// How long a request waits for a pending rebalance before it answers 409.
+const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 const STALE_CONFIG: &str = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)";
 
@@ -113,11 +118,21 @@ impl DistributedHerder {
         }
     }
 
-    fn require_stable(&self) -> Result<(), HerderError> {
-        if self.view().rebalance_pending {
-            Err(HerderError::Conflict(STALE_CONFIG.to_owned()))
-        } else {
-            Ok(())
+    /// Waits out a pending rebalance, as Java's requests wait in the herder's queue while its
+    /// thread rebalances; 409 only if the group has not settled in [`SETTLE_WAIT`].
+    async fn require_stable(&self) -> Result<(), HerderError> {
+        let deadline = tokio::time::Instant::now() + SETTLE_WAIT;
+        loop {
+            let settled = self.settled.notified();
+            tokio::pin!(settled);
+            // Registered before the check, so a rebalance completing in between still wakes us.
+            settled.as_mut().enable();
+            if !self.view().rebalance_pending {
+                return Ok(());
+            }
+            if tokio::time::timeout_at(deadline, settled).await.is_err() {
+                return Err(HerderError::Conflict(STALE_CONFIG.to_owned()));
+            }
         }
     }
 
@@ -184,6 +199,7 @@ impl DistributedHerder {
             ready: AtomicBool::new(false),
             cluster_id,
             shutdown,
+            settled: Notify::new(),
         });
         (herder, command_requests)
     }
@@ -212,7 +228,7 @@ impl Herder for DistributedHerder {
     }
 
     async fn connector_info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
-        self.require_stable()?;
+        self.require_stable().await?;
         self.info(&self.snapshot(), name)
             .ok_or_else(|| not_found(name))
     }
@@ -230,7 +246,7 @@ impl Herder for DistributedHerder {
     }
 
     async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
-        self.require_stable()?;
+        self.require_stable().await?;
         let snapshot = self.snapshot();
         if !snapshot.contains(name) {
             return Err(not_found(name));
@@ -322,7 +338,7 @@ impl Herder for DistributedHerder {
     async fn stop_connector(&self, name: &str) -> Result<(), HerderError> {
         self.require_leader()?;
         if !self.snapshot().contains(name) {
-            return Err(not_found(name));
+            return Err(core::unknown_connector(name));
         }
         // Tasks first: a STOPPED connector has none, and its target state follows.
         self.configs
@@ -340,7 +356,7 @@ impl Herder for DistributedHerder {
     }
 
     async fn restart_connector(&self, name: &str) -> Result<(), HerderError> {
-        self.require_stable()?;
+        self.require_stable().await?;
         let snapshot = self.snapshot();
         if !snapshot.contains(name) {
             return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
@@ -355,7 +371,7 @@ impl Herder for DistributedHerder {
     }
 
     async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {
-        self.require_stable()?;
+        self.require_stable().await?;
         let snapshot = self.snapshot();
         if !snapshot.contains(&id.connector) {
             return Err(HerderError::NotFound(format!(
@@ -380,7 +396,7 @@ impl Herder for DistributedHerder {
         name: &str,
         request: RestartRequest,
     ) -> Result<ConnectorStateInfo, HerderError> {
-        self.require_stable()?;
+        self.require_stable().await?;
         self.require_leader()?;
         let snapshot = self.snapshot();
         let config = snapshot

@@ -420,6 +420,7 @@ impl Tick {
         }
         self.known = snapshot.connectors().into_iter().collect();
         herder.view().rebalance_pending = false;
+        herder.settled.notify_waiters();
         herder.start_owned_work(&snapshot);
         if joined.is_leader() {
             self.leader_housekeeping(version).await;
