@@ -545,30 +545,41 @@ fn revoked_partitions_are_committed(assignor: Option<(&str, &str)>) {
     }
     let member: BaseConsumer = config.create().unwrap();
     member.subscribe(&[&topic]).unwrap();
-    wait_until(
-        "the member's partition committed up to its end by the task",
-        Duration::from_secs(60),
-        || {
-            // Polling drives the member's join; nothing it reads is committed.
-            let _ = member.poll(Duration::from_millis(100));
-            let Ok(taken) = member.assignment() else {
-                return false;
-            };
-            let taken = taken.elements();
-            let Ok(committed) =
-                member.committed_offsets(member.assignment().unwrap(), Duration::from_secs(10))
-            else {
-                return false;
-            };
-            !taken.is_empty()
-                && committed.elements().iter().all(|e| {
-                    let (_, end) = member
-                        .fetch_watermarks(e.topic(), e.partition(), Duration::from_secs(10))
-                        .unwrap();
-                    e.offset() == Offset::Offset(end)
-                })
-        },
-    );
+    let mut last = String::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        // Polling drives the member's join; nothing it reads is committed.
+        let _ = member.poll(Duration::from_millis(100));
+        let taken = member.assignment().unwrap_or_default();
+        let committed = member
+            .committed_offsets(taken.clone(), Duration::from_secs(10))
+            .unwrap_or_default();
+        let ends: Vec<i64> = committed
+            .elements()
+            .iter()
+            .map(|e| {
+                member
+                    .fetch_watermarks(e.topic(), e.partition(), Duration::from_secs(10))
+                    .map_or(-1, |(_, end)| end)
+            })
+            .collect();
+        let done = taken.count() > 0
+            && committed
+                .elements()
+                .iter()
+                .zip(&ends)
+                .all(|(e, end)| e.offset() == Offset::Offset(*end));
+        if done {
+            break;
+        }
+        last = format!("assigned {taken:?}, committed {committed:?}, ends {ends:?}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for the member's partition committed up to its end by the task: {last}\nferry log:\n{}",
+            ferry.log_text()
+        );
+    }
+    let _ = last;
     let during = lines(&out).len();
     drop(member);
 

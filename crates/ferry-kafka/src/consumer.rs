@@ -2,7 +2,7 @@
 //! and rebalance events delivered to the task's loop, which completes revocations itself.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -52,8 +52,13 @@ struct SinkConsumerContext {
     events: mpsc::UnboundedSender<RebalanceEvent>,
     /// Partitions revoked and not yet given back (see [`RebalanceEvent::Revoked`]).
     revoking: Mutex<Option<Vec<(String, i32)>>>,
-    /// Wakes a poll waiting for records when a revocation arrives.
-    revocation_arrived: Notify,
+    /// Counts rebalance events, so a poll knows one happened while it waited.
+    rebalances: AtomicU64,
+    /// Wakes a poll waiting for records when a rebalance event arrives.
+    rebalanced: Notify,
+    /// Records received after a rebalance event, held back until the task loop has handled the
+    /// event (a newly assigned partition is opened before its records are put).
+    carried: Mutex<Vec<ConsumedRecord>>,
     /// Set once the consumer is leaving: revocations then complete at once.
     closing: AtomicBool,
     /// The first authentication or TLS failure; polls would otherwise come back empty forever.
@@ -105,11 +110,7 @@ impl ConsumerContext for SinkConsumerContext {
                     _ => consumer.assign(tpl),
                 };
                 match result {
-                    Ok(()) => {
-                        let _ = self
-                            .events
-                            .send(RebalanceEvent::Assigned(partitions_of(tpl)));
-                    }
+                    Ok(()) => self.event(RebalanceEvent::Assigned(partitions_of(tpl))),
                     Err(error) => tracing::error!(%error, "Could not take assigned partitions"),
                 }
             }
@@ -119,19 +120,38 @@ impl ConsumerContext for SinkConsumerContext {
                     give_back(consumer, tpl);
                 } else if consumer.assignment_lost() {
                     give_back(consumer, tpl);
-                    let _ = self.events.send(RebalanceEvent::Lost(parts));
+                    self.drop_carried(&parts);
+                    self.event(RebalanceEvent::Lost(parts));
                 } else {
                     if let Ok(mut revoking) = self.revoking.lock() {
                         *revoking = Some(parts.clone());
                     }
-                    let _ = self.events.send(RebalanceEvent::Revoked(parts));
-                    self.revocation_arrived.notify_one();
+                    self.event(RebalanceEvent::Revoked(parts));
                 }
             }
             other => {
                 tracing::error!(error = ?other, "Rebalance failed; giving up the assignment");
                 give_back(consumer, tpl);
             }
+        }
+    }
+}
+
+impl SinkConsumerContext {
+    fn event(&self, event: RebalanceEvent) {
+        self.rebalances.fetch_add(1, Ordering::AcqRel);
+        let _ = self.events.send(event);
+        self.rebalanced.notify_one();
+    }
+
+    /// Forgets held-back records of partitions this consumer no longer reads from there.
+    fn drop_carried(&self, parts: &[(String, i32)]) {
+        if let Ok(mut carried) = self.carried.lock() {
+            carried.retain(|r| {
+                !parts
+                    .iter()
+                    .any(|(t, p)| *t == r.topic && *p == r.partition)
+            });
         }
     }
 }
@@ -156,7 +176,9 @@ impl SinkConsumer {
         let context = SinkConsumerContext {
             events: tx,
             revoking: Mutex::new(None),
-            revocation_arrived: Notify::new(),
+            rebalances: AtomicU64::new(0),
+            rebalanced: Notify::new(),
+            carried: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
             failure: ConnectionFailure::default(),
             stats: Arc::default(),
@@ -180,27 +202,42 @@ impl SinkConsumer {
     }
 
     /// Up to `max` records: waits up to `timeout` for the first, then takes what is ready.
-    /// Returns early, with what it has, once a revocation is waiting for the task.
+    /// Returns early, with what it has, after a rebalance event, so the task loop handles the
+    /// event first; records received after the event come with the next poll.
     /// Cancel-safe: no record is lost if the future is dropped before it completes.
     pub async fn poll_batch(
         &self,
         max: usize,
         timeout: Duration,
     ) -> Result<Vec<ConsumedRecord>, KafkaClientError> {
-        let mut batch = Vec::new();
-        let deadline = tokio::time::Instant::now() + timeout;
         let context = self.inner.context();
+        let mut batch = context
+            .carried
+            .lock()
+            .map(|mut c| std::mem::take(&mut *c))
+            .unwrap_or_default();
+        if !batch.is_empty() {
+            return Ok(batch);
+        }
+        let seen = context.rebalances.load(Ordering::Acquire);
+        let rebalanced = || context.rebalances.load(Ordering::Acquire) != seen;
+        let carry = |record: ConsumedRecord| {
+            if let Ok(mut carried) = context.carried.lock() {
+                carried.push(record);
+            }
+        };
+        let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if let Some(reason) = context.failure.get() {
                 return Err(KafkaClientError::Connection(reason));
             }
-            if self.revocation_pending() {
+            if rebalanced() || self.revocation_pending() {
                 return Ok(batch);
             }
             let received = tokio::select! {
                 received = tokio::time::timeout_at(deadline, self.inner.recv()) => received,
-                // A wake-up left from an earlier revocation is harmless: the loop checks again.
-                _ = context.revocation_arrived.notified() => continue,
+                // A wake-up left from an earlier event is harmless: the loop checks again.
+                _ = context.rebalanced.notified() => continue,
             };
             let first = match received {
                 Err(_) => return Ok(batch),
@@ -210,11 +247,19 @@ impl SinkConsumer {
                     continue;
                 }
             };
+            if rebalanced() {
+                carry(owned(&first));
+                return Ok(batch);
+            }
             batch.push(owned(&first));
             break;
         }
-        while batch.len() < max && !self.revocation_pending() {
+        while batch.len() < max {
             match self.inner.recv().now_or_never() {
+                Some(Ok(msg)) if rebalanced() => {
+                    carry(owned(&msg));
+                    break;
+                }
                 Some(Ok(msg)) => batch.push(owned(&msg)),
                 Some(Err(e)) => {
                     transient_or_fatal(e)?;
@@ -245,6 +290,8 @@ impl SinkConsumer {
             .ok()
             .and_then(|mut r| r.take());
         if let Some(parts) = revoked {
+            // Records held back for these partitions are their next owner's now.
+            self.inner.context().drop_carried(&parts);
             give_back(&self.inner, &tpl_of(&parts));
         }
     }
@@ -290,6 +337,10 @@ impl SinkConsumer {
     }
 
     pub fn seek(&self, topic: &str, partition: i32, offset: i64) -> Result<(), KafkaClientError> {
+        // Held-back records of the partition would come before the ones from its new position.
+        self.inner
+            .context()
+            .drop_carried(&[(topic.to_owned(), partition)]);
         self.inner
             .seek(
                 topic,

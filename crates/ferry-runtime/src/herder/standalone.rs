@@ -282,7 +282,7 @@ impl Herder for StandaloneHerder {
         config.insert("name".to_owned(), name.to_owned());
         let kind = validate_connector_config(self.worker.registry(), &config)?;
         let mut connectors = self.connectors.lock().await;
-        let (written, target) = match connectors.remove(name) {
+        let (written, target, task_configs) = match connectors.remove(name) {
             Some(existing) if !allow_replace => {
                 connectors.insert(name.to_owned(), existing);
                 return Err(HerderError::AlreadyExists(format!(
@@ -290,18 +290,19 @@ impl Herder for StandaloneHerder {
                 )));
             }
             Some(existing) => {
-                self.stop_tasks(name).await;
+                // As Java: only the connector restarts here. Its tasks are replaced only if the
+                // new task configs differ, and only once it runs: a paused connector keeps its
+                // paused tasks, with their configs, until it is resumed.
                 self.worker.stop_connector(name);
-                // A replaced config keeps the connector's target state (a STOPPED one stays so).
-                (Written::Updated, existing.target)
+                (Written::Updated, existing.target, existing.task_configs)
             }
-            None => (Written::Created, initial_state),
+            None => (Written::Created, initial_state, Vec::new()),
         };
         let mut entry = ConnectorEntry {
             config,
             kind,
             target,
-            task_configs: Vec::new(),
+            task_configs,
         };
         self.start(name, &mut entry).await;
         let info = Self::info(name, &entry);
@@ -506,3 +507,7 @@ impl Herder for StandaloneHerder {
         self.worker.render_metrics()
     }
 }
+
+#[cfg(test)]
+#[path = "standalone_tests.rs"]
+mod tests;

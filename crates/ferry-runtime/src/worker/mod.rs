@@ -1,7 +1,10 @@
 //! The worker: runs connectors and their tasks, and reports their states.
 
 pub mod auto_restart;
+mod clients;
 mod converters;
+#[cfg(test)]
+pub(crate) mod fakes;
 mod sink_context;
 mod sink_task;
 mod source_task;

@@ -10,7 +10,7 @@ use ferry_api::record::{SinkRecord, TimestampType, TopicPartition};
 use ferry_api::task::{SinkOffsets, SinkTask};
 use ferry_api::ConnectError;
 use ferry_kafka::client_properties::ClientRole;
-use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscription};
+use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, Subscription};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -21,6 +21,7 @@ use crate::config::connector::{TOPICS, TOPICS_REGEX};
 use crate::errors::{DeadLetterQueue, DlqSettings, ErrorContext, Stage};
 use crate::metrics::{elapsed_ms, TaskClient};
 use crate::status::{State, TopicTracker};
+use crate::worker::clients::RecordConsumer;
 use crate::worker::sink_context::{ErrantRecords, WorkerSinkTaskContext};
 use crate::worker::task_context::TaskContext;
 
@@ -34,7 +35,7 @@ type Offsets = HashMap<(String, i32), i64>;
 struct SinkPipeline {
     ctx: TaskContext,
     task: Box<dyn SinkTask>,
-    consumer: SinkConsumer,
+    consumer: Box<dyn RecordConsumer>,
     events: mpsc::UnboundedReceiver<RebalanceEvent>,
     context: Arc<WorkerSinkTaskContext>,
     assignment: HashSet<TopicPartition>,
@@ -83,10 +84,7 @@ fn subscription(ctx: &TaskContext) -> Result<Subscription, ConnectError> {
     }
 }
 
-pub(crate) async fn run(
-    mut ctx: TaskContext,
-    mut task: Box<dyn SinkTask>,
-) -> Result<(), ConnectError> {
+pub(crate) async fn run(ctx: TaskContext, task: Box<dyn SinkTask>) -> Result<(), ConnectError> {
     let subscription = subscription(&ctx)?;
     let client_id = format!("connector-consumer-{}-{}", ctx.id.connector, ctx.id.task);
     let group_id = format!("connect-{}", ctx.id.connector);
@@ -112,12 +110,23 @@ pub(crate) async fn run(
     if ctx.worker.client_statistics_interval_ms > 0 {
         ferry_kafka::stats::enable(&mut config, ctx.worker.client_statistics_interval_ms);
     }
-    let (consumer, events) = SinkConsumer::new(&config, &subscription)
+    let parts = ctx
+        .clients
+        .consumer(&config, &subscription)
         .map_err(|e| ConnectError::with_source("Failed to create the consumer", e))?;
-    ctx.metrics.set_client(TaskClient {
-        client_id: client_id.clone(),
-        stats: consumer.stats(),
-    });
+    if let Some(stats) = parts.stats {
+        ctx.metrics.set_client(TaskClient { client_id, stats });
+    }
+    run_with(ctx, task, parts.consumer, parts.events).await
+}
+
+/// The pipeline on a consumer made already (librdkafka's, or a fake in tests).
+pub(crate) async fn run_with(
+    mut ctx: TaskContext,
+    mut task: Box<dyn SinkTask>,
+    consumer: Box<dyn RecordConsumer>,
+    events: mpsc::UnboundedReceiver<RebalanceEvent>,
+) -> Result<(), ConnectError> {
     if !ctx.wait_while_paused().await {
         return Ok(());
     }
@@ -759,3 +768,7 @@ fn consumed_form(ctx: &TaskContext, record: &SinkRecord) -> Result<ConsumedRecor
         headers,
     })
 }
+
+#[cfg(test)]
+#[path = "sink_task_tests.rs"]
+mod tests;

@@ -8,7 +8,7 @@ use ferry_api::record::{RecordMetadata, SourceRecord};
 use ferry_api::task::{SourceTask, SourceTaskContext};
 use ferry_api::ConnectError;
 use ferry_kafka::client_properties::ClientRole;
-use ferry_kafka::producer::{Ack, AckingProducer, OutgoingRecord, SendError};
+use ferry_kafka::producer::{Ack, OutgoingRecord, SendError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -17,6 +17,7 @@ use crate::metrics::{elapsed_ms, TaskClient};
 use crate::status::{State, TopicTracker};
 use crate::storage::offset_codec::{encode_key, encode_offset};
 use crate::storage::offsets::ConnectorOffsetReader;
+use crate::worker::clients::RecordProducer;
 use crate::worker::submitted_records::{PartitionOffset, SubmittedRecords};
 use crate::worker::task_context::TaskContext;
 use crate::worker::topic_creation::{TopicCreation, TOPIC_CREATION_ENABLE};
@@ -27,7 +28,7 @@ const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(100);
 struct SourcePipeline {
     ctx: TaskContext,
     task: Box<dyn SourceTask>,
-    producer: AckingProducer,
+    producer: Box<dyn RecordProducer>,
     acks: mpsc::UnboundedReceiver<Ack>,
     submitted: SubmittedRecords,
     /// Committable offsets not yet written; kept across a failed write so none is lost.
@@ -81,22 +82,33 @@ fn producer_config(
     ferry_kafka::client_config(ClientRole::Producer, &ctx.client_layers("producer"), &fixed)
 }
 
-pub(crate) async fn run(
-    mut ctx: TaskContext,
-    mut task: Box<dyn SourceTask>,
-) -> Result<(), ConnectError> {
+pub(crate) async fn run(ctx: TaskContext, task: Box<dyn SourceTask>) -> Result<(), ConnectError> {
     let mut config = producer_config(&ctx)
         .map_err(|e| ConnectError::with_source("Invalid producer settings", e))?;
     let stats_interval = ctx.worker.client_statistics_interval_ms;
     if stats_interval > 0 {
         ferry_kafka::stats::enable(&mut config, stats_interval);
     }
-    let (producer, acks) = AckingProducer::new(&config)
+    let parts = ctx
+        .clients
+        .producer(&config)
         .map_err(|e| ConnectError::with_source("Failed to create the producer", e))?;
-    ctx.metrics.set_client(TaskClient {
-        client_id: config.get("client.id").unwrap_or_default().to_owned(),
-        stats: producer.stats(),
-    });
+    if let Some(stats) = parts.stats {
+        ctx.metrics.set_client(TaskClient {
+            client_id: config.get("client.id").unwrap_or_default().to_owned(),
+            stats,
+        });
+    }
+    run_with(ctx, task, parts.producer, parts.acks).await
+}
+
+/// The pipeline on a producer made already (librdkafka's, or a fake in tests).
+pub(crate) async fn run_with(
+    mut ctx: TaskContext,
+    mut task: Box<dyn SourceTask>,
+    producer: Box<dyn RecordProducer>,
+    acks: mpsc::UnboundedReceiver<Ack>,
+) -> Result<(), ConnectError> {
     let reader = Arc::new(ConnectorOffsetReader {
         connector: ctx.id.connector.clone(),
         store: ctx.offsets.clone(),
@@ -512,3 +524,7 @@ fn handle_ack(
         }
     }
 }
+
+#[cfg(test)]
+#[path = "source_task_tests.rs"]
+mod tests;

@@ -12,6 +12,7 @@ use crate::errors::ErrorHandler;
 use crate::metrics::TaskMetrics;
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::OffsetBackingStore;
+use crate::worker::clients::ClientFactory;
 use crate::worker::transformation_chain::TransformationChain;
 
 /// The state the herder wants a connector and its tasks in.
@@ -47,6 +48,8 @@ pub(crate) struct TaskContext {
     pub offsets: Arc<dyn OffsetBackingStore>,
     pub target: watch::Receiver<TargetState>,
     pub cancel: CancellationToken,
+    /// Makes the task's producer or consumer.
+    pub clients: Arc<dyn ClientFactory>,
 }
 
 impl TaskContext {

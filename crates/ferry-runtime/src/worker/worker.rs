@@ -20,6 +20,7 @@ use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
 use crate::worker::auto_restart::{RestartPolicy, RestartTarget, RestartTracker};
+use crate::worker::clients::{ClientFactory, KafkaClients};
 use crate::worker::converters::task_converters;
 use crate::worker::task_context::{TargetState, TaskContext};
 use crate::worker::transformation_chain::TransformationChain;
@@ -68,6 +69,8 @@ pub struct Worker {
     restart_tx: mpsc::UnboundedSender<RestartTarget>,
     restart_rx: Mutex<Option<mpsc::UnboundedReceiver<RestartTarget>>>,
     metrics: Arc<ConnectMetrics>,
+    /// Makes tasks' producers and consumers (librdkafka's, except in unit tests).
+    clients: Arc<dyn ClientFactory>,
 }
 
 struct WorkerConnectorContext {
@@ -196,7 +199,15 @@ impl Worker {
             shutdown,
             reconfigure,
             metrics: Arc::default(),
+            clients: Arc::new(KafkaClients),
         }
+    }
+
+    /// The same worker with tasks whose clients `clients` makes (in-memory ones in unit tests).
+    #[cfg(test)]
+    pub(crate) fn with_clients(mut self, clients: Arc<dyn ClientFactory>) -> Self {
+        self.clients = clients;
+        self
     }
 
     /// What this worker runs and how it went, for `GET /metrics`.
@@ -611,6 +622,7 @@ impl Worker {
             offsets: self.offsets.clone(),
             target,
             cancel,
+            clients: self.clients.clone(),
         };
         let runner: Box<
             dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>>
