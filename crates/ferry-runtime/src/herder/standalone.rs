@@ -191,8 +191,8 @@ impl StandaloneHerder {
             }
             _ => {
                 self.worker.set_target_state(name, target);
-                // A resumed connector that has no tasks yet (paused straight from STOPPED)
-                // gets them now; otherwise its task configs are unchanged and nothing restarts.
+                // As Java, the old tasks resume first; a connector paused straight from STOPPED
+                // gets its tasks now, and one whose config changed while paused gets new ones.
                 if target == TargetState::Started {
                     self.update_tasks(name, entry).await;
                 }
