@@ -269,3 +269,118 @@ fn a_worker_killed_during_a_10000_row_transaction_loses_nothing_and_a_new_column
         "select pg_drop_replication_slot('{name}'); drop publication {name}; drop table {table};"
     ));
 }
+
+#[test]
+fn in_a_three_worker_cluster_the_task_moves_when_its_worker_is_killed_and_streaming_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = unique("dbzha").replace('-', "_");
+    let table = format!("{name}_items");
+    sql(&format!(
+        "create table {table} (id int primary key, item text); insert into {table} values (0, 'first');"
+    ));
+    let topic = format!("{name}.public.{table}");
+    let cluster = unique("dbzha");
+    let ports: Vec<u16> = (0..3).map(|_| port()).collect();
+    let mut workers: Vec<Option<Ferry>> = ports
+        .iter()
+        .map(|p| {
+            let props = distributed_properties(dir.path(), *p, &cluster, "");
+            let text = std::fs::read_to_string(&props).unwrap().replace(
+                "org.apache.kafka.connect.storage.StringConverter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            );
+            write_file(
+                &props,
+                &format!("{text}plugin.path={}\n", debezium_plugin_path()),
+            );
+            Some(Ferry::distributed(dir.path(), *p, &props))
+        })
+        .collect();
+    let slow = Duration::from_secs(180);
+    for w in workers.iter().flatten() {
+        wait_until("every worker healthy", slow, || {
+            w.get("/health").is_some_and(|(code, _)| code == 200)
+        });
+    }
+    // The same settings as the standalone tests, as a REST body.
+    let file = connector(dir.path(), &name, &table);
+    let config: serde_json::Map<String, Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), Value::from(v)))
+        .collect();
+    let body = serde_json::json!({ "name": name, "config": config }).to_string();
+    let first = workers[0].as_ref().unwrap();
+    wait_until("the connector created", slow, || {
+        let (code, answer) = first.call("POST", "/connectors", Some(&body));
+        assert!(code == 201 || code == 409, "{code}: {answer}");
+        code == 201
+    });
+    wait_until("the snapshot's row", slow, || topic_records(&topic) == 1);
+    // Its offset must be committed, or the next owner rightly takes the snapshot again.
+    wait_until("the snapshot's offset committed", slow, || {
+        let (_, offsets) = first.call("GET", &format!("/connectors/{name}/offsets"), None);
+        offsets["offsets"].as_array().is_some_and(|o| !o.is_empty())
+    });
+
+    // Kill the worker that runs the task; the cluster moves the task and streaming goes on.
+    let owner = |w: &Ferry| {
+        let status = w.status(&name);
+        (status["tasks"][0]["state"] == "RUNNING")
+            .then(|| status["tasks"][0]["worker_id"].as_str().map(str::to_owned))
+            .flatten()
+    };
+    let mut running_on = None;
+    wait_until("the task running", slow, || {
+        running_on = owner(first);
+        running_on.is_some()
+    });
+    let running_on = running_on.unwrap();
+    let victim = ports
+        .iter()
+        .position(|p| running_on == format!("127.0.0.1:{p}"))
+        .unwrap_or_else(|| panic!("no worker at {running_on}"));
+    workers[victim].take().unwrap().kill9();
+    sql(&format!(
+        "insert into {table} select i, 'item ' || i from generate_series(1, 100) i;"
+    ));
+    let survivor = workers.iter().flatten().next().unwrap();
+    let deadline = std::time::Instant::now() + slow;
+    let seen = loop {
+        let seen = created_ids(&topic);
+        if seen.0.len() == 100 {
+            break seen;
+        }
+        if std::time::Instant::now() > deadline {
+            let logs: Vec<String> = workers
+                .iter()
+                .flatten()
+                .map(|w| {
+                    let text = w.log_text();
+                    let lines: Vec<&str> = text.lines().collect();
+                    lines[lines.len().saturating_sub(60)..].join("\n")
+                })
+                .collect();
+            panic!(
+                "only {} of the 100 rows after the kill; status {}\nlogs:\n{}",
+                seen.0.len(),
+                survivor.status(&name),
+                logs.join("\n-----\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert_eq!(
+        seen.1, 1,
+        "no new snapshot: the snapshot's row is the only read"
+    );
+    let moved_to = owner(survivor).unwrap_or_default();
+    assert_ne!(moved_to, running_on, "the task runs on a surviving worker");
+    for w in workers.into_iter().flatten() {
+        w.stop();
+    }
+    sql(&format!(
+        "select pg_drop_replication_slot('{name}'); drop publication {name}; drop table {table};"
+    ));
+}
