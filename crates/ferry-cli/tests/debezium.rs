@@ -384,3 +384,171 @@ fn in_a_three_worker_cluster_the_task_moves_when_its_worker_is_killed_and_stream
         "select pg_drop_replication_slot('{name}'); drop publication {name}; drop table {table};"
     ));
 }
+
+/// Every record of `topic` (one partition): key, value and headers as text.
+fn records(
+    topic: &str,
+    count: usize,
+) -> Vec<(Option<String>, Option<String>, Vec<(String, String)>)> {
+    use ferry_kafka::rdkafka::consumer::{BaseConsumer, Consumer};
+    use ferry_kafka::rdkafka::message::{Headers, Message};
+    use ferry_kafka::rdkafka::ClientConfig;
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .set("group.id", unique("dbz-reader"))
+        .set("auto.offset.reset", "earliest")
+        .create()
+        .unwrap();
+    consumer.subscribe(&[topic]).unwrap();
+    let text = |b: Option<&[u8]>| b.map(|b| String::from_utf8_lossy(b).into_owned());
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while out.len() < count && std::time::Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            let headers = m
+                .headers()
+                .map(|h| {
+                    h.iter()
+                        .map(|h| (h.key.to_owned(), text(h.value).unwrap_or_default()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push((text(m.key()), text(m.payload()), headers));
+        }
+    }
+    out
+}
+
+/// A change event as JSON with the connector's own name replaced, and without what differs
+/// between any two captures of the same change: the capture times, and for snapshot reads the
+/// position each connector's own snapshot started from.
+fn comparable(text: &Option<String>, prefix: &str) -> Value {
+    let Some(text) = text else { return Value::Null };
+    let mut v: Value = serde_json::from_str(&text.replace(prefix, "{prefix}")).unwrap();
+    if let Some(payload) = v.get_mut("payload").and_then(Value::as_object_mut) {
+        let read = payload.get("op").and_then(Value::as_str) == Some("r");
+        for k in ["ts_ms", "ts_us", "ts_ns"] {
+            payload.remove(k);
+        }
+        if let Some(source) = payload.get_mut("source").and_then(Value::as_object_mut) {
+            for k in ["ts_ms", "ts_us", "ts_ns"] {
+                source.remove(k);
+            }
+            if read {
+                for k in ["lsn", "txId", "sequence", "xmin"] {
+                    source.remove(k);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Headers with the connector's name replaced and the run's id (new on every start) left out.
+fn comparable_headers(headers: &[(String, String)], prefix: &str) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(k, _)| k != "__debezium.context.runId")
+        .map(|(k, v)| (k.clone(), v.replace(prefix, "{prefix}")))
+        .collect()
+}
+
+#[test]
+fn java_connect_and_ferry_write_the_same_events_and_continue_from_each_other_s_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = unique("dbzdiff").replace('-', "_");
+    let table = format!("{base}_people");
+    sql(&format!(
+        "create table {table} (id int primary key, name text, born date); \
+         alter table {table} replica identity full; \
+         insert into {table} values (1, 'ada', '1815-12-10'), (2, 'alan', '1912-06-23');"
+    ));
+    // The same connector config on both runtimes, each with its own name, slot and topics.
+    let side = |suffix: &str| {
+        let sub = dir.path().join(suffix);
+        std::fs::create_dir_all(&sub).unwrap();
+        let name = format!("{base}_{suffix}");
+        let port = port();
+        (
+            worker(&sub, port),
+            connector(&sub, &name, &table),
+            sub,
+            port,
+            format!("{name}.public.{table}"),
+            name,
+        )
+    };
+    let (f_worker, f_connector, f_dir, f_port, f_topic, f_name) = side("f");
+    let (j_worker, j_connector, j_dir, j_port, j_topic, j_name) = side("j");
+    let ferry = Ferry::start(&f_dir, f_port, &f_worker, &[f_connector.clone()]);
+    let java = java_standalone_worker(&j_dir, j_port, &j_worker, &[j_connector]);
+    let slow = Duration::from_secs(120);
+    wait_until("both snapshots", slow, || {
+        topic_records(&f_topic) == 2 && topic_records(&j_topic) == 2
+    });
+    sql(&format!(
+        "insert into {table} values (3, 'grace', '1906-12-09'); \
+         update {table} set name = 'alan m. turing' where id = 2; \
+         delete from {table} where id = 1;"
+    ));
+    let total: usize = 6; // two reads, a create, an update, a delete and its tombstone
+    wait_until("every change on both sides", slow, || {
+        topic_records(&f_topic) == total as i64 && topic_records(&j_topic) == total as i64
+    });
+    let (from_ferry, from_java) = (records(&f_topic, total), records(&j_topic, total));
+    assert_eq!(from_ferry.len(), total);
+    assert_eq!(from_java.len(), total);
+    for (i, (f, j)) in from_ferry.iter().zip(&from_java).enumerate() {
+        assert_eq!(
+            comparable(&f.0, &f_name),
+            comparable(&j.0, &j_name),
+            "key of record {i}"
+        );
+        assert_eq!(
+            comparable(&f.1, &f_name),
+            comparable(&j.1, &j_name),
+            "value of record {i}"
+        );
+        assert_eq!(
+            comparable_headers(&f.2, &f_name),
+            comparable_headers(&j.2, &j_name),
+            "headers of record {i}"
+        );
+    }
+    ferry.stop();
+    java.terminate();
+
+    // Java Connect takes over Ferry's connector, worker file and offsets: it streams on from
+    // Ferry's position, without a new snapshot.
+    sql(&format!(
+        "insert into {table} values (4, 'edsger', '1930-05-11');"
+    ));
+    let java = java_standalone_worker(&f_dir, f_port, &f_worker, &[f_connector.clone()]);
+    wait_until("Java's record of row 4", slow, || {
+        topic_records(&f_topic) == total as i64 + 1
+    });
+    java.terminate();
+    // And Ferry takes over again from the offsets Java wrote.
+    sql(&format!(
+        "insert into {table} values (5, 'barbara', '1939-11-07');"
+    ));
+    let ferry = Ferry::start(&f_dir, f_port, &f_worker, &[f_connector]);
+    wait_until("Ferry's record of row 5", slow, || {
+        topic_records(&f_topic) >= total as i64 + 2
+    });
+    let seen = events(&f_topic, total + 2);
+    let ops: Vec<&str> = seen.iter().map(|(op, _, _)| op.as_str()).collect();
+    assert_eq!(
+        ops,
+        ["r", "r", "c", "u", "d", "tombstone", "c", "c"],
+        "{seen:?}"
+    );
+    assert_eq!(seen[6].2["id"], 4);
+    assert_eq!(seen[7].2["id"], 5);
+    ferry.stop();
+    assert_eq!(topic_records(&f_topic), total as i64 + 2, "nothing twice");
+    sql(&format!(
+        "select pg_drop_replication_slot('{f_name}'); select pg_drop_replication_slot('{j_name}'); \
+         drop publication {f_name}; drop publication {j_name}; drop table {table};"
+    ));
+}

@@ -474,12 +474,27 @@ impl Drop for Ferry {
 
 /// `scripts/java-connect distributed`, once its REST API reports it healthy.
 pub fn java_distributed_worker(dir: &Path, port: u16, props: &Path) -> Ferry {
+    java_worker("distributed", dir, port, props, &[])
+}
+
+/// `scripts/java-connect standalone` with connector files, once its REST API reports it healthy.
+pub fn java_standalone_worker(
+    dir: &Path,
+    port: u16,
+    props: &Path,
+    connectors: &[PathBuf],
+) -> Ferry {
+    java_worker("standalone", dir, port, props, connectors)
+}
+
+fn java_worker(mode: &str, dir: &Path, port: u16, props: &Path, connectors: &[PathBuf]) -> Ferry {
     let log = dir.join(format!("java-{port}-{}.log", unique("run")));
     let out = std::fs::File::create(dir.join(format!("java-{port}.out"))).unwrap();
     let child =
         Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/java-connect"))
-            .arg("distributed")
+            .arg(mode)
             .arg(props)
+            .args(connectors)
             .current_dir(dir)
             .env("CONNECT_LOG_FILE", &log)
             .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G")
