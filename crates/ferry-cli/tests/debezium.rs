@@ -480,7 +480,12 @@ fn java_connect_and_ferry_write_the_same_events_and_continue_from_each_other_s_o
     };
     let (f_worker, f_connector, f_dir, f_port, f_topic, f_name) = side("f");
     let (j_worker, j_connector, j_dir, j_port, j_topic, j_name) = side("j");
-    let ferry = Ferry::start(&f_dir, f_port, &f_worker, &[f_connector.clone()]);
+    let ferry = Ferry::start(
+        &f_dir,
+        f_port,
+        &f_worker,
+        std::slice::from_ref(&f_connector),
+    );
     let java = java_standalone_worker(&j_dir, j_port, &j_worker, &[j_connector]);
     let slow = Duration::from_secs(120);
     wait_until("both snapshots", slow, || {
@@ -523,7 +528,12 @@ fn java_connect_and_ferry_write_the_same_events_and_continue_from_each_other_s_o
     sql(&format!(
         "insert into {table} values (4, 'edsger', '1930-05-11');"
     ));
-    let java = java_standalone_worker(&f_dir, f_port, &f_worker, &[f_connector.clone()]);
+    let java = java_standalone_worker(
+        &f_dir,
+        f_port,
+        &f_worker,
+        std::slice::from_ref(&f_connector),
+    );
     wait_until("Java's record of row 4", slow, || {
         topic_records(&f_topic) == total as i64 + 1
     });
