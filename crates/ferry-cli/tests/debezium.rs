@@ -385,11 +385,11 @@ fn in_a_three_worker_cluster_the_task_moves_when_its_worker_is_killed_and_stream
     ));
 }
 
-/// Every record of `topic` (one partition): key, value and headers as text.
-fn records(
-    topic: &str,
-    count: usize,
-) -> Vec<(Option<String>, Option<String>, Vec<(String, String)>)> {
+/// A record as text: key, value and headers.
+type TextRecord = (Option<String>, Option<String>, Vec<(String, String)>);
+
+/// Every record of `topic` (one partition).
+fn records(topic: &str, count: usize) -> Vec<TextRecord> {
     use ferry_kafka::rdkafka::consumer::{BaseConsumer, Consumer};
     use ferry_kafka::rdkafka::message::{Headers, Message};
     use ferry_kafka::rdkafka::ClientConfig;
