@@ -36,6 +36,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * stdout; plugins' own prints to System.out are sent to stderr so they cannot corrupt the stream.
  */
 public final class Host {
+    // First of all, before any logging framework starts: one that keeps the System.out of its
+    // start-up (Log4j's status logger does) would otherwise write into the protocol stream.
+    static {
+        System.setOut(System.err);
+    }
+
     private static final Logger log = LoggerFactory.getLogger(Host.class);
 
     final Frames frames;
@@ -60,7 +66,6 @@ public final class Host {
 
     public static void main(String[] args) throws Exception {
         FileOutputStream protocolOut = new FileOutputStream(FileDescriptor.out);
-        System.setOut(System.err);
         Frames frames = new Frames(new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16),
                 new BufferedOutputStream(protocolOut, 1 << 16));
         new Host(frames).serve();
