@@ -1,0 +1,217 @@
+//! MirrorMaker 2's connectors, unmodified from Apache Kafka's connect-mirror jar on plugin.path,
+//! replicating from a second broker (the source cluster `src`) to the main one.
+#![cfg(feature = "kafka-integration-tests")]
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use ferry_kafka::rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use ferry_kafka::rdkafka::message::Message;
+use ferry_kafka::rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use ferry_kafka::rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use support::*;
+
+const SLOW: Duration = Duration::from_secs(120);
+
+/// The source cluster's address (scripts/test starts it and names it in FERRY_KAFKA_B).
+fn source_cluster() -> String {
+    std::env::var("FERRY_KAFKA_B").expect(
+        "FERRY_KAFKA_B must name a second broker: KAFKA_PORT=9292 FERRY_STATE=tmp/kafka-2 scripts/kafka start (scripts/test does)",
+    )
+}
+
+fn mirror_plugin_path() -> String {
+    std::env::var("FERRY_MIRROR_PLUGIN_PATH").expect(
+        "FERRY_MIRROR_PLUGIN_PATH must name the plugin.path `scripts/plugins fetch mirror` prints (scripts/test sets it)",
+    )
+}
+
+fn client(bootstrap: &str) -> ClientConfig {
+    let mut c = ClientConfig::new();
+    c.set("bootstrap.servers", bootstrap);
+    c
+}
+
+/// Every record of `topic` on `bootstrap`: (partition, key, value).
+fn read(bootstrap: &str, topic: &str, count: usize) -> Vec<(i32, String, String)> {
+    let consumer: BaseConsumer = client(bootstrap)
+        .set("group.id", unique("mirror-reader"))
+        .set("auto.offset.reset", "earliest")
+        .create()
+        .unwrap();
+    consumer.subscribe(&[topic]).unwrap();
+    let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while out.len() < count && std::time::Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            out.push((m.partition(), text(m.key()), text(m.payload())));
+        }
+    }
+    out
+}
+
+fn partitions(bootstrap: &str, topic: &str) -> usize {
+    let consumer: BaseConsumer = client(bootstrap).create().unwrap();
+    consumer
+        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .ok()
+        .and_then(|m| m.topics().first().map(|t| t.partitions().len()))
+        .unwrap_or(0)
+}
+
+#[test]
+fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_group_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, target) = (source_cluster(), bootstrap());
+    let topic = unique("orders");
+    let group = unique("billing");
+
+    // The source cluster: a topic of three partitions, 300 keyed records, and a consumer group
+    // that has read the first 100 records of each partition.
+    let admin = ferry_kafka::admin::Admin::new(&client(&source)).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime
+        .block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
+            name: topic.clone(),
+            partitions: 3,
+            replication_factor: 1,
+            configs: vec![("retention.ms".to_owned(), "3600000".to_owned())],
+        }))
+        .unwrap();
+    let producer: BaseProducer = client(&source).create().unwrap();
+    for i in 0..300 {
+        let (key, value) = (format!("k{i}"), format!("v{i}"));
+        producer
+            .send(
+                BaseRecord::to(&topic)
+                    .partition(i % 3)
+                    .key(&key)
+                    .payload(&value),
+            )
+            .unwrap();
+    }
+    producer.flush(Duration::from_secs(30)).unwrap();
+    let committer: BaseConsumer = client(&source).set("group.id", &group).create().unwrap();
+    let mut offsets = TopicPartitionList::new();
+    for p in 0..3 {
+        offsets
+            .add_partition_offset(&topic, p, Offset::Offset(100))
+            .unwrap();
+    }
+    committer.commit(&offsets, CommitMode::Sync).unwrap();
+
+    // Ferry with the three connectors, configured as Kafka's documentation configures them
+    // for a Connect cluster (source and target aliases, the clusters' addresses).
+    let port = port();
+    let worker = dir.path().join("worker.properties");
+    write_file(
+        &worker,
+        &format!(
+            "bootstrap.servers={target}\n\
+             key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             offset.storage.file.filename={}\noffset.flush.interval.ms=1000\n\
+             listeners=http://127.0.0.1:{port}\nplugin.path={}\n",
+            dir.path().join("connect.offsets").display(),
+            mirror_plugin_path()
+        ),
+    );
+    let common = format!(
+        "source.cluster.alias=src\ntarget.cluster.alias=dst\n\
+         source.cluster.bootstrap.servers={source}\ntarget.cluster.bootstrap.servers={target}\n\
+         replication.factor=1\noffset-syncs.topic.replication.factor=1\n\
+         checkpoints.topic.replication.factor=1\nheartbeats.topic.replication.factor=1\n\
+         sync.topic.acls.enabled=false\n"
+    );
+    let name = unique("mm2");
+    let connectors = [
+        connector_file(
+            dir.path(),
+            &format!("{name}-source"),
+            &format!(
+                "connector.class=org.apache.kafka.connect.mirror.MirrorSourceConnector\n{common}\
+                 topics={topic}\nrefresh.topics.interval.seconds=2\n"
+            ),
+        ),
+        connector_file(
+            dir.path(),
+            &format!("{name}-checkpoint"),
+            &format!(
+                "connector.class=org.apache.kafka.connect.mirror.MirrorCheckpointConnector\n{common}\
+                 groups={group}\nemit.checkpoints.interval.seconds=1\n\
+                 sync.group.offsets.enabled=true\nsync.group.offsets.interval.seconds=1\n\
+                 refresh.groups.interval.seconds=2\n"
+            ),
+        ),
+        connector_file(
+            dir.path(),
+            &format!("{name}-heartbeat"),
+            &format!(
+                "connector.class=org.apache.kafka.connect.mirror.MirrorHeartbeatConnector\n{common}\
+                 emit.heartbeats.interval.seconds=1\n"
+            ),
+        ),
+    ];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+
+    // DefaultReplicationPolicy: `src.<topic>`, with the source's partitions and records, each
+    // in the partition it had.
+    let remote = format!("src.{topic}");
+    wait_until("the replicated records", SLOW, || {
+        topic_records(&remote) == 300
+    });
+    assert_eq!(partitions(&target, &remote), 3);
+    let mut got = read(&target, &remote, 300);
+    got.sort();
+    let mut expected: Vec<(i32, String, String)> = (0..300)
+        .map(|i: i32| (i % 3, format!("k{i}"), format!("v{i}")))
+        .collect();
+    expected.sort();
+    assert_eq!(got, expected);
+
+    // Heartbeats on the target, and checkpoints of the group.
+    wait_until("heartbeats", SLOW, || topic_records("heartbeats") > 0);
+    wait_until("checkpoints of the group", SLOW, || {
+        topic_records("src.checkpoints.internal") > 0
+    });
+    // The group's offsets, translated to the replica and committed on the target cluster.
+    let target_group: BaseConsumer = client(&target).set("group.id", &group).create().unwrap();
+    let mut replica = TopicPartitionList::new();
+    for p in 0..3 {
+        replica.add_partition(&remote, p);
+    }
+    let mut synced = BTreeMap::new();
+    wait_until("the group's offsets synced to the target", SLOW, || {
+        synced = target_group
+            .committed_offsets(replica.clone(), Duration::from_secs(10))
+            .map(|tpl| {
+                tpl.elements()
+                    .iter()
+                    .map(|e| (e.partition(), e.offset()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        synced.values().all(|o| matches!(o, Offset::Offset(_)))
+    });
+    for (p, offset) in &synced {
+        let Offset::Offset(o) = offset else {
+            unreachable!()
+        };
+        // Translation is conservative: at most the source offset, never past it.
+        assert!((1..=100).contains(o), "partition {p}: {o}");
+    }
+    for connector in ["source", "checkpoint", "heartbeat"] {
+        let status = ferry.status(&format!("{name}-{connector}"));
+        assert_eq!(status["connector"]["state"], "RUNNING", "{status}");
+        assert!(
+            status["tasks"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty() && t.iter().all(|t| t["state"] == "RUNNING")),
+            "{status}"
+        );
+    }
+    ferry.stop();
+}
