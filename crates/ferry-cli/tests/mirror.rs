@@ -213,5 +213,99 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
             "{status}"
         );
     }
+    // The source topic's config is replicated too.
+    let ferry_config = topic_config(&runtime, &target, &remote, "retention.ms");
+    assert_eq!(ferry_config.as_deref(), Some("3600000"));
     ferry.stop();
+
+    // The same three connectors on Java Connect 4.1.1 (which has connect-mirror on its class
+    // path), as `srcj -> dstj` so that none of their topics collides with Ferry's.
+    let java_common = common
+        .replace("source.cluster.alias=src", "source.cluster.alias=srcj")
+        .replace("target.cluster.alias=dst", "target.cluster.alias=dstj");
+    let java_port = support::port();
+    let java_worker = dir.path().join("java-worker.properties");
+    write_file(
+        &java_worker,
+        &format!(
+            "bootstrap.servers={target}\n\
+             key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             offset.storage.file.filename={}\noffset.flush.interval.ms=1000\n\
+             listeners=http://127.0.0.1:{java_port}\n",
+            dir.path().join("java.offsets").display()
+        ),
+    );
+    let java_connectors: Vec<_> = connectors
+        .iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(file)
+                .unwrap()
+                .replace(&common, &java_common)
+                .replace(&format!("name={name}-"), &format!("name={name}-java-"));
+            let path = file.with_file_name(format!(
+                "java-{}",
+                file.file_name().unwrap().to_string_lossy()
+            ));
+            write_file(&path, &text);
+            path
+        })
+        .collect();
+    let java = java_standalone_worker(dir.path(), java_port, &java_worker, &java_connectors);
+    let java_remote = format!("srcj.{topic}");
+    wait_until("Java's replicated records", SLOW, || {
+        topic_records(&java_remote) == 300
+    });
+    assert_eq!(partitions(&target, &java_remote), 3);
+    let mut java_got = read(&target, &java_remote, 300);
+    java_got.sort();
+    assert_eq!(java_got, got, "the same records in the same partitions");
+    assert_eq!(
+        topic_config(&runtime, &target, &java_remote, "retention.ms"),
+        ferry_config,
+        "the source topic's config replicated alike"
+    );
+    wait_until("Java's checkpoints", SLOW, || {
+        topic_records("srcj.checkpoints.internal") > 0
+    });
+    let mut java_replica = TopicPartitionList::new();
+    for p in 0..3 {
+        java_replica.add_partition(&java_remote, p);
+    }
+    let mut java_synced = BTreeMap::new();
+    wait_until("Java's group offsets synced", SLOW, || {
+        java_synced = target_group
+            .committed_offsets(java_replica.clone(), Duration::from_secs(10))
+            .map(|tpl| {
+                tpl.elements()
+                    .iter()
+                    .map(|e| (e.partition(), e.offset()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        java_synced.values().all(|o| matches!(o, Offset::Offset(_)))
+    });
+    assert_eq!(java_synced, synced, "the group's offsets translated alike");
+    java.terminate();
+}
+
+/// One config value of `topic`, as the broker describes it.
+fn topic_config(
+    runtime: &tokio::runtime::Runtime,
+    bootstrap: &str,
+    topic: &str,
+    key: &str,
+) -> Option<String> {
+    use ferry_kafka::rdkafka::admin::{AdminClient, AdminOptions, ResourceSpecifier};
+    use ferry_kafka::rdkafka::client::DefaultClientContext;
+    let admin: AdminClient<DefaultClientContext> = client(bootstrap).create().unwrap();
+    let described = runtime
+        .block_on(admin.describe_configs(&[ResourceSpecifier::Topic(topic)], &AdminOptions::new()))
+        .unwrap();
+    described
+        .into_iter()
+        .flatten()
+        .flat_map(|r| r.entries)
+        .find(|e| e.name == key)
+        .and_then(|e| e.value)
 }
