@@ -62,15 +62,20 @@ fn sql(statement: &str) -> String {
 
 fn worker(dir: &Path, port: u16) -> std::path::PathBuf {
     let worker = worker_properties(dir, port, 500);
-    let text = std::fs::read_to_string(&worker).unwrap().replace(
+    for_debezium(&worker);
+    worker
+}
+
+/// A worker file made for the Debezium tests: JsonConverter, Debezium on plugin.path.
+fn for_debezium(worker: &Path) {
+    let text = std::fs::read_to_string(worker).unwrap().replace(
         "org.apache.kafka.connect.storage.StringConverter",
         "org.apache.kafka.connect.json.JsonConverter",
     );
     write_file(
-        &worker,
+        worker,
         &format!("{text}plugin.path={}\n", debezium_plugin_path()),
     );
-    worker
 }
 
 /// The connector config from Debezium's documentation, with names of this test's own.
@@ -285,14 +290,7 @@ fn in_a_three_worker_cluster_the_task_moves_when_its_worker_is_killed_and_stream
         .iter()
         .map(|p| {
             let props = distributed_properties(dir.path(), *p, &cluster, "");
-            let text = std::fs::read_to_string(&props).unwrap().replace(
-                "org.apache.kafka.connect.storage.StringConverter",
-                "org.apache.kafka.connect.json.JsonConverter",
-            );
-            write_file(
-                &props,
-                &format!("{text}plugin.path={}\n", debezium_plugin_path()),
-            );
+            for_debezium(&props);
             Some(Ferry::distributed(dir.path(), *p, &props))
         })
         .collect();

@@ -179,23 +179,7 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     });
     // The group's offsets, translated to the replica and committed on the target cluster.
     let target_group: BaseConsumer = client(&target).set("group.id", &group).create().unwrap();
-    let mut replica = TopicPartitionList::new();
-    for p in 0..3 {
-        replica.add_partition(&remote, p);
-    }
-    let mut synced = BTreeMap::new();
-    wait_until("the group's offsets synced to the target", SLOW, || {
-        synced = target_group
-            .committed_offsets(replica.clone(), Duration::from_secs(10))
-            .map(|tpl| {
-                tpl.elements()
-                    .iter()
-                    .map(|e| (e.partition(), e.offset()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        synced.values().all(|o| matches!(o, Offset::Offset(_)))
-    });
+    let synced = synced_offsets(&target_group, &remote);
     for (p, offset) in &synced {
         let Offset::Offset(o) = offset else {
             unreachable!()
@@ -268,25 +252,36 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     wait_until("Java's checkpoints", SLOW, || {
         topic_records("srcj.checkpoints.internal") > 0
     });
-    let mut java_replica = TopicPartitionList::new();
-    for p in 0..3 {
-        java_replica.add_partition(&java_remote, p);
-    }
-    let mut java_synced = BTreeMap::new();
-    wait_until("Java's group offsets synced", SLOW, || {
-        java_synced = target_group
-            .committed_offsets(java_replica.clone(), Duration::from_secs(10))
-            .map(|tpl| {
-                tpl.elements()
-                    .iter()
-                    .map(|e| (e.partition(), e.offset()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        java_synced.values().all(|o| matches!(o, Offset::Offset(_)))
-    });
+    let java_synced = synced_offsets(&target_group, &java_remote);
     assert_eq!(java_synced, synced, "the group's offsets translated alike");
     java.terminate();
+}
+
+/// The offsets `group` has committed on the target for the three partitions of `replica`, once
+/// the checkpoint connector has synced all of them.
+fn synced_offsets(group: &BaseConsumer, replica: &str) -> BTreeMap<i32, Offset> {
+    let mut partitions = TopicPartitionList::new();
+    for p in 0..3 {
+        partitions.add_partition(replica, p);
+    }
+    let mut synced = BTreeMap::new();
+    wait_until(
+        &format!("the group's offsets of {replica} synced"),
+        SLOW,
+        || {
+            synced = group
+                .committed_offsets(partitions.clone(), Duration::from_secs(10))
+                .map(|tpl| {
+                    tpl.elements()
+                        .iter()
+                        .map(|e| (e.partition(), e.offset()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            synced.len() == 3 && synced.values().all(|o| matches!(o, Offset::Offset(_)))
+        },
+    );
+    synced
 }
 
 /// One config value of `topic`, as the broker describes it.

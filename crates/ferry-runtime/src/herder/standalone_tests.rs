@@ -13,7 +13,7 @@ use crate::config::worker::WorkerConfig;
 use crate::herder::{Herder, HerderError};
 use crate::plugins::Registry;
 use crate::status::{MemoryStatusStore, State, TaskId};
-use crate::worker::fakes::{FakeClients, MemoryOffsetStore};
+use crate::worker::fakes::{worker_props, FakeClients, MemoryOffsetStore};
 use crate::worker::{TargetState, Worker};
 
 struct Setup {
@@ -31,20 +31,7 @@ fn props(pairs: &[(&str, &str)]) -> ConfigMap {
 
 fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
-    let settings = props(&[
-        ("bootstrap.servers", "unused:9092"),
-        (
-            "key.converter",
-            "org.apache.kafka.connect.storage.StringConverter",
-        ),
-        (
-            "value.converter",
-            "org.apache.kafka.connect.storage.StringConverter",
-        ),
-        ("offset.storage.file.filename", "/nonexistent/offsets"),
-        ("offset.flush.interval.ms", "100"),
-        ("task.shutdown.graceful.timeout.ms", "2000"),
-    ]);
+    let settings = worker_props(100, &[("task.shutdown.graceful.timeout.ms", "2000")]);
     let clients = Arc::new(FakeClients::default());
     let (tx, rx) = mpsc::unbounded_channel();
     let worker = Worker::new(

@@ -408,6 +408,44 @@ impl OffsetBackingStore for MemoryOffsetStore {
     }
 }
 
+/// Waits up to 10 s for `condition`, checking every 5 ms; panics naming `what` on timeout.
+pub(crate) async fn until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !condition() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// A standalone worker's settings on String converters (no broker is ever contacted).
+pub(crate) fn worker_props(flush_ms: u64, extra: &[(&str, &str)]) -> ConfigMap {
+    let mut props: ConfigMap = [
+        ("bootstrap.servers", "unused:9092"),
+        (
+            "key.converter",
+            "org.apache.kafka.connect.storage.StringConverter",
+        ),
+        (
+            "value.converter",
+            "org.apache.kafka.connect.storage.StringConverter",
+        ),
+        ("offset.storage.file.filename", "/nonexistent/offsets"),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+    .collect();
+    props.insert("offset.flush.interval.ms".to_owned(), flush_ms.to_string());
+    props.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    props
+}
+
 /// What a test keeps of the context it gave a pipeline.
 pub(crate) struct Handles {
     pub cancel: CancellationToken,
@@ -423,23 +461,7 @@ pub(crate) fn task_context(
     connector_props: &[(&str, &str)],
     flush_ms: u64,
 ) -> (TaskContext, Handles) {
-    let worker_props: ConfigMap = [
-        ("bootstrap.servers", "unused:9092"),
-        (
-            "key.converter",
-            "org.apache.kafka.connect.storage.StringConverter",
-        ),
-        (
-            "value.converter",
-            "org.apache.kafka.connect.storage.StringConverter",
-        ),
-        ("offset.storage.file.filename", "/nonexistent/offsets"),
-        ("offset.flush.interval.ms", &flush_ms.to_string()),
-        ("offset.flush.timeout.ms", "500"),
-    ]
-    .iter()
-    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-    .collect();
+    let worker_props = worker_props(flush_ms, &[("offset.flush.timeout.ms", "500")]);
     let worker = WorkerConfig::standalone(&worker_props).expect("a valid worker config");
     let connector_props: ConfigMap = connector_props
         .iter()

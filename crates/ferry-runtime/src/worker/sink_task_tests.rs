@@ -3,7 +3,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use async_trait::async_trait;
 use ferry_api::record::{SinkRecord, TopicPartition};
@@ -15,7 +14,9 @@ type Result<T> = std::result::Result<T, ConnectError>;
 use super::run_with;
 use crate::metrics::TaskKind;
 use crate::worker::clients::PartitionOffsets;
-use crate::worker::fakes::{task_context, ConsumerCall, ConsumerState, FakeConsumer, Handles};
+use crate::worker::fakes::{
+    task_context, until, ConsumerCall, ConsumerState, FakeConsumer, Handles,
+};
 
 /// What the task saw.
 #[derive(Default)]
@@ -89,17 +90,6 @@ fn start() -> Running {
         consumer: state,
         handles,
         done,
-    }
-}
-
-async fn until(what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while !condition() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 

@@ -16,7 +16,7 @@ type Result<T> = std::result::Result<T, ConnectError>;
 use super::run_with;
 use crate::metrics::TaskKind;
 use crate::status::{State, StatusStore};
-use crate::worker::fakes::{task_context, FakeProducer, Handles, ProducerState};
+use crate::worker::fakes::{task_context, until, FakeProducer, Handles, ProducerState};
 use crate::worker::task_context::TargetState;
 
 /// Hands out the batches the test queues, one per poll.
@@ -89,17 +89,6 @@ fn start(flush_ms: u64) -> Running {
         producer: state,
         handles,
         done,
-    }
-}
-
-async fn until(what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while !condition() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 
