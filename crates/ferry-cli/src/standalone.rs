@@ -60,12 +60,22 @@ pub(crate) fn advertised_listener(config: &WorkerConfig) -> ferry_rest::Listener
         })
 }
 
+/// `host:port` as Java's advertised URL gives it: `rest.advertised.host.name`, else the
+/// listener's own address when it names one, else this machine's name.
 pub(crate) fn worker_id(config: &WorkerConfig) -> String {
-    let port = advertised_listener(config).addr.port();
+    let listener = advertised_listener(config).addr;
+    let port = listener.port();
+    let bound = match listener.ip() {
+        ip if ip.is_unspecified() => None,
+        std::net::IpAddr::V4(ip) => Some(ip.to_string()),
+        std::net::IpAddr::V6(ip) => Some(format!("[{ip}]")),
+    };
     let host = config
         .originals
         .get("rest.advertised.host.name")
+        .filter(|h| !h.is_empty())
         .cloned()
+        .or(bound)
         .or_else(|| {
             std::fs::read_to_string("/proc/sys/kernel/hostname")
                 .ok()
@@ -218,5 +228,55 @@ pub(crate) async fn wait_for_signal() -> std::io::Result<()> {
     tokio::select! {
         r = tokio::signal::ctrl_c() => r,
         _ = term.recv() => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(pairs: &[(&str, &str)]) -> String {
+        let mut props: ferry_api::ConfigMap = [
+            ("bootstrap.servers", "localhost:9092"),
+            (
+                "key.converter",
+                "org.apache.kafka.connect.storage.StringConverter",
+            ),
+            (
+                "value.converter",
+                "org.apache.kafka.connect.storage.StringConverter",
+            ),
+            ("offset.storage.file.filename", "/tmp/offsets"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        props.extend(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        worker_id(&WorkerConfig::standalone(&props).unwrap())
+    }
+
+    #[test]
+    fn the_worker_id_is_java_s_advertised_host_and_port() {
+        assert_eq!(
+            id(&[("listeners", "http://127.0.0.1:8089")]),
+            "127.0.0.1:8089"
+        );
+        assert_eq!(
+            id(&[
+                ("listeners", "http://127.0.0.1:8089"),
+                ("rest.advertised.host.name", "connect-1"),
+                ("rest.advertised.port", "443"),
+            ]),
+            "connect-1:443"
+        );
+        let any = id(&[("listeners", "http://0.0.0.0:8089")]);
+        assert!(
+            any.ends_with(":8089") && !any.starts_with("0.0.0.0"),
+            "{any}"
+        );
     }
 }
