@@ -84,6 +84,9 @@ impl Levels {
         parts.extend(
             self.explicit
                 .iter()
+                // tracing-subscriber's directive parser panics on some non-ASCII names; such a
+                // logger cannot name a Rust target anyway, so it is kept for the API only.
+                .filter(|(name, _)| name.is_ascii() && !name.chars().any(|c| c.is_ascii_control()))
                 .map(|(name, (level, _))| format!("{name}={}", tracing_level(level))),
         );
         parts.push(JAVA_EVENTS.to_owned());
@@ -285,6 +288,17 @@ mod tests {
         assert_eq!(
             l.levels.lock().unwrap().directives(),
             "error,ferry_runtime=error,ferry_runtime::worker=error,ferry_plugin_host::java=trace"
+        );
+    }
+
+    #[test]
+    fn a_logger_name_tracing_cannot_parse_is_listed_but_not_applied() {
+        let (l, _subscriber) = levels();
+        assert_eq!(l.set(" \u{cb}\u{90}", "INFO"), vec![" \u{cb}\u{90}"]);
+        assert_eq!(l.get(" \u{cb}\u{90}").level, "INFO");
+        assert_eq!(
+            l.levels.lock().unwrap().directives(),
+            "info,ferry_plugin_host::java=trace"
         );
     }
 }
