@@ -1,7 +1,10 @@
-//! Runs `scripts/bench --smoke` (2,000 lines, one run of everything, W6's three-worker clusters
-//! included) so the harness cannot rot.
+//! Runs `scripts/bench --smoke` (2,000 lines, one run of everything, W6's three-worker clusters,
+//! W8's Debezium on PostgreSQL and W9's MirrorMaker 2 from a second broker included) so the
+//! harness cannot rot.
 //! It asserts only that every workload got a figure from every system it applies to, never a
-//! timing. Needs a broker: `scripts/kafka start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092.
+//! timing. Needs a broker: `scripts/kafka start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092;
+//! scripts/bench starts the second broker and PostgreSQL when FERRY_KAFKA_B and FERRY_POSTGRES
+//! name none (scripts/test starts both).
 #![cfg(feature = "kafka-integration-tests")]
 
 use std::path::Path;
@@ -57,6 +60,11 @@ fn bench_smoke_run_reports_every_workload_and_system() {
         ("W7 same pipeline, Ferry native classes", &["ferry"][..]),
         ("W7 RSS after the jar pipeline", &["ferry", "java"][..]),
         ("W7 RSS after the native pipeline", &["ferry"][..]),
+        ("W8 Debezium snapshot", &["ferry", "java"][..]),
+        ("W8 Debezium streaming", &["ferry", "java"][..]),
+        ("W8 RSS after Debezium", &["ferry", "java"][..]),
+        ("W9 MirrorMaker 2 replication", &["ferry", "java"][..]),
+        ("W9 RSS after MirrorMaker 2", &["ferry", "java"][..]),
     ];
     if !markdown.contains("W3 skipped") {
         expected.push(("W3 JSON + 3 transforms pipeline", &["ferry", "java"][..]));
