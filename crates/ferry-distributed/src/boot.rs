@@ -169,7 +169,13 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
     for (namespace, level) in herder.configs.logger_levels() {
         herder.apply_logger_level(&namespace, &level);
     }
-    let tick = Tick::new(herder.clone(), member, events, reconfigure_rx, commands);
+    let tick = Tick::new(
+        herder.clone(),
+        Box::new(member),
+        events,
+        reconfigure_rx,
+        commands,
+    );
     let tick = tokio::spawn(tick.run());
     Ok(DistributedWorker {
         herder,

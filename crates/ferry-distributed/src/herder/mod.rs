@@ -5,9 +5,14 @@
 
 mod assign;
 pub(crate) mod commands;
+#[cfg(test)]
+mod fake_group;
 pub mod leader_client;
+mod membership;
 pub mod signing;
 pub(crate) mod tick;
+#[cfg(test)]
+mod tick_tests;
 mod unsync;
 mod view;
 mod work;

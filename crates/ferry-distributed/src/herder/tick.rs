@@ -6,13 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use ferry_group::{GroupError, GroupMember};
+use ferry_group::GroupError;
 use ferry_runtime::herder::RestartRequest;
 use ferry_runtime::status::StatusStore;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::commands::{self, Command};
+use super::membership::Membership;
 use super::unsync;
 use crate::assignor::apply_assignment;
 use crate::config_topic::state::ConfigEvent;
@@ -46,7 +47,7 @@ impl RoundOutcome {
 
 pub(crate) struct Tick {
     herder: Arc<DistributedHerder>,
-    member: GroupMember,
+    member: Box<dyn Membership>,
     assignor: LeaderAssignor,
     events: mpsc::UnboundedReceiver<ConfigEvent>,
     /// Connectors that want new task configs (started, resumed, or asking themselves).
@@ -91,7 +92,7 @@ fn now_ms() -> i64 {
 impl Tick {
     pub(crate) fn new(
         herder: Arc<DistributedHerder>,
-        member: GroupMember,
+        member: Box<dyn Membership>,
         events: mpsc::UnboundedReceiver<ConfigEvent>,
         reconfigure_requests: mpsc::UnboundedReceiver<String>,
         commands: mpsc::UnboundedReceiver<Command>,

@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use ferry_api::ConfigMap;
 use ferry_kafka::rdkafka::ClientConfig;
-use ferry_kafka::topic_log::{LogRecord, TopicLog};
+use ferry_kafka::topic_log::LogRecord;
 use ferry_runtime::worker::TargetState;
 use tokio::sync::mpsc;
 
 use crate::config_topic::records::{ConfigRecord, ConnectorRestart, SessionKey};
 use crate::config_topic::state::{ClusterConfigSnapshot, ConfigEvent, ConfigState};
+use crate::stores::log::{kafka_log, InternalLog, LogOpener};
 use crate::stores::StoreError;
 use ferry_runtime::herder::RestartRequest;
 use ferry_runtime::status::TaskId;
@@ -21,7 +22,7 @@ use ferry_runtime::status::TaskId;
 const READ_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub struct KafkaConfigStore {
-    log: TopicLog,
+    log: Box<dyn InternalLog>,
     state: Arc<Mutex<ConfigState>>,
 }
 
@@ -37,42 +38,46 @@ impl KafkaConfigStore {
         producer: &ClientConfig,
         timeout: Duration,
     ) -> Result<(Self, mpsc::UnboundedReceiver<ConfigEvent>), StoreError> {
+        Self::start_on(kafka_log(topic, consumer, producer), timeout).await
+    }
+
+    /// The same on any topic log (one in memory in the herder's tests).
+    pub(crate) async fn start_on(
+        open: LogOpener,
+        timeout: Duration,
+    ) -> Result<(Self, mpsc::UnboundedReceiver<ConfigEvent>), StoreError> {
         let state: Arc<Mutex<ConfigState>> = Arc::default();
         let (events_tx, events) = mpsc::unbounded_channel();
         let sink_state = state.clone();
-        let log = TopicLog::start(
-            topic,
-            consumer,
-            producer,
-            Box::new(move |record: LogRecord| {
-                let Some(key) = record
-                    .key
-                    .as_deref()
-                    .and_then(|k| std::str::from_utf8(k).ok())
-                else {
-                    tracing::warn!(
-                        offset = record.offset,
-                        "Skipping a config record without a string key"
-                    );
-                    return;
-                };
-                match ConfigRecord::parse(key, record.value.as_deref()) {
-                    Ok(Some(parsed)) => {
-                        let events = lock(&sink_state).apply(record.offset, parsed);
-                        for event in events {
-                            let _ = events_tx.send(event);
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(error) => {
-                        tracing::error!(%key, %error, "Skipping a config record that cannot be read");
+        let log = open(Box::new(move |record: LogRecord| {
+            let Some(key) = record
+                .key
+                .as_deref()
+                .and_then(|k| std::str::from_utf8(k).ok())
+            else {
+                tracing::warn!(
+                    offset = record.offset,
+                    "Skipping a config record without a string key"
+                );
+                return;
+            };
+            match ConfigRecord::parse(key, record.value.as_deref()) {
+                Ok(Some(parsed)) => {
+                    let events = lock(&sink_state).apply(record.offset, parsed);
+                    for event in events {
+                        let _ = events_tx.send(event);
                     }
                 }
-            }),
-        )?;
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::error!(%key, %error, "Skipping a config record that cannot be read");
+                }
+            }
+        }))?;
         if log.partitions() != 1 {
             return Err(StoreError::Config(format!(
-                "Topic '{topic}' supplied via the 'config.storage.topic' property is required to have a single partition in order to guarantee consistency of connector configurations, but it has {} partitions.",
+                "Topic '{}' supplied via the 'config.storage.topic' property is required to have a single partition in order to guarantee consistency of connector configurations, but it has {} partitions.",
+                log.topic(),
                 log.partitions()
             )));
         }

@@ -3,6 +3,9 @@
 
 pub mod clients;
 pub mod config_store;
+pub mod log;
+#[cfg(test)]
+pub(crate) mod memory_log;
 pub mod offset_store;
 pub mod status_store;
 pub mod topics;

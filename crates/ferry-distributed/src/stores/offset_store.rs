@@ -7,15 +7,16 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use ferry_kafka::rdkafka::ClientConfig;
-use ferry_kafka::topic_log::{LogRecord, TopicLog};
+use ferry_kafka::topic_log::LogRecord;
 use ferry_runtime::storage::offsets::{OffsetBackingStore, OffsetStoreError};
 
+use crate::stores::log::{kafka_log, InternalLog, LogOpener};
 use crate::stores::StoreError;
 
 type OffsetMapBytes = HashMap<Vec<u8>, Vec<u8>>;
 
 pub struct KafkaOffsetStore {
-    log: TopicLog,
+    log: Box<dyn InternalLog>,
     data: Arc<Mutex<OffsetMapBytes>>,
     timeout: Duration,
 }
@@ -32,21 +33,21 @@ impl KafkaOffsetStore {
         producer: &ClientConfig,
         timeout: Duration,
     ) -> Result<Self, StoreError> {
+        Self::start_on(kafka_log(topic, consumer, producer), timeout).await
+    }
+
+    /// The same on any topic log (one in memory in the herder's tests).
+    pub(crate) async fn start_on(open: LogOpener, timeout: Duration) -> Result<Self, StoreError> {
         let data: Arc<Mutex<OffsetMapBytes>> = Arc::default();
         let sink_data = data.clone();
-        let log = TopicLog::start(
-            topic,
-            consumer,
-            producer,
-            Box::new(move |record: LogRecord| {
-                let Some(key) = record.key else { return };
-                let mut data = lock(&sink_data);
-                match record.value {
-                    Some(value) => data.insert(key, value),
-                    None => data.remove(&key),
-                };
-            }),
-        )?;
+        let log = open(Box::new(move |record: LogRecord| {
+            let Some(key) = record.key else { return };
+            let mut data = lock(&sink_data);
+            match record.value {
+                Some(value) => data.insert(key, value),
+                None => data.remove(&key),
+            };
+        }))?;
         log.read_to_end(timeout).await?;
         Ok(KafkaOffsetStore { log, data, timeout })
     }

@@ -7,15 +7,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ferry_kafka::rdkafka::ClientConfig;
-use ferry_kafka::topic_log::{LogRecord, TopicLog};
+use ferry_kafka::topic_log::LogRecord;
 use ferry_runtime::status::{State, Status, StatusStore, TaskId, TopicStatus};
 
 use crate::status_topic::cache::StatusCache;
 use crate::status_topic::records::{StatusKey, StatusRecord};
+use crate::stores::log::{kafka_log, InternalLog, LogOpener};
 use crate::stores::StoreError;
 
 pub struct KafkaStatusStore {
-    log: TopicLog,
+    log: Box<dyn InternalLog>,
     cache: Arc<Mutex<StatusCache>>,
     worker_id: String,
     /// The group generation this worker last joined; stamped on every status it writes.
@@ -35,37 +36,41 @@ impl KafkaStatusStore {
         worker_id: String,
         timeout: Duration,
     ) -> Result<Self, StoreError> {
+        Self::start_on(kafka_log(topic, consumer, producer), worker_id, timeout).await
+    }
+
+    /// The same on any topic log (one in memory in the herder's tests).
+    pub(crate) async fn start_on(
+        open: LogOpener,
+        worker_id: String,
+        timeout: Duration,
+    ) -> Result<Self, StoreError> {
         let cache: Arc<Mutex<StatusCache>> = Arc::default();
         let topic_resets: Arc<AtomicU64> = Arc::default();
         let (sink_cache, sink_resets) = (cache.clone(), topic_resets.clone());
-        let log = TopicLog::start(
-            topic,
-            consumer,
-            producer,
-            Box::new(move |record: LogRecord| {
-                let Some(key) = record
-                    .key
-                    .as_deref()
-                    .and_then(|k| std::str::from_utf8(k).ok())
-                else {
-                    return;
-                };
-                match StatusRecord::parse(key, record.value.as_deref()) {
-                    Ok(Some(parsed)) => {
-                        if matches!(parsed, StatusRecord::Topic { status: None, .. }) {
-                            // Tasks recording topics forget what they recorded, so a reset
-                            // made on any worker is followed by fresh records.
-                            sink_resets.fetch_add(1, Ordering::Release);
-                        }
-                        lock(&sink_cache).apply(parsed);
+        let log = open(Box::new(move |record: LogRecord| {
+            let Some(key) = record
+                .key
+                .as_deref()
+                .and_then(|k| std::str::from_utf8(k).ok())
+            else {
+                return;
+            };
+            match StatusRecord::parse(key, record.value.as_deref()) {
+                Ok(Some(parsed)) => {
+                    if matches!(parsed, StatusRecord::Topic { status: None, .. }) {
+                        // Tasks recording topics forget what they recorded, so a reset
+                        // made on any worker is followed by fresh records.
+                        sink_resets.fetch_add(1, Ordering::Release);
                     }
-                    Ok(None) => {}
-                    Err(error) => {
-                        tracing::warn!(%key, %error, "Skipping a status record that cannot be read")
-                    }
+                    lock(&sink_cache).apply(parsed);
                 }
-            }),
-        )?;
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(%key, %error, "Skipping a status record that cannot be read")
+                }
+            }
+        }))?;
         log.read_to_end(timeout).await?;
         Ok(KafkaStatusStore {
             log,

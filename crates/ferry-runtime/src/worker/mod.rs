@@ -3,7 +3,8 @@
 pub mod auto_restart;
 mod clients;
 mod converters;
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod fakes;
 mod sink_context;
 mod sink_task;

@@ -204,10 +204,17 @@ impl Worker {
     }
 
     /// The same worker with tasks whose clients `clients` makes (in-memory ones in unit tests).
-    #[cfg(test)]
+    #[cfg(any(test, feature = "test-support"))]
     pub(crate) fn with_clients(mut self, clients: Arc<dyn ClientFactory>) -> Self {
         self.clients = clients;
         self
+    }
+
+    /// The same worker with tasks on in-memory Kafka clients, for the herders' tests without a
+    /// broker (feature `test-support`).
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn with_in_memory_clients(self) -> Self {
+        self.with_clients(Arc::new(super::fakes::FakeClients::default()))
     }
 
     /// What this worker runs and how it went, for `GET /metrics`.
