@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use ferry_runtime::config::connector::ConnectorConfig;
 use ferry_runtime::herder::{HerderError, RestartRequest};
 use ferry_runtime::status::{State, Status, StatusStore, TaskId};
 use ferry_runtime::worker::TargetState;
@@ -218,11 +219,7 @@ impl DistributedHerder {
         }
         let configs = self
             .worker
-            .task_configs(
-                name,
-                &config,
-                ferry_runtime::herder::core::tasks_max(&config),
-            )
+            .task_configs(name, &ConnectorConfig::from_stored(&config))
             .map_err(|e| e.to_string())?;
         let current: Vec<_> = snapshot
             .tasks(name)

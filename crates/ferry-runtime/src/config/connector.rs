@@ -1,10 +1,12 @@
 //! Settings every connector has (Java's `ConnectorConfig`, `SinkConnectorConfig`).
 
 use ferry_api::config::{
-    ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, KeyProblem,
-    ParsedConfig, Validator, Width,
+    ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, KeyProblem, Validator,
+    Width,
 };
 use ferry_api::ConfigMap;
+
+use crate::errors::{DlqSettings, ErrorSettings};
 
 pub const NAME: &str = "name";
 pub const CONNECTOR_CLASS: &str = "connector.class";
@@ -220,17 +222,70 @@ pub fn sink_topic_problems(props: &ConfigMap) -> Vec<KeyProblem> {
     problems
 }
 
-/// A connector's common settings, parsed.
+/// A connector's config as the worker runs it: the properties its plugins get, and the
+/// framework's keys read once (Java's worker builds its `ConnectorConfig` the same way, from the
+/// stored and resolved properties).
 #[derive(Debug, Clone)]
 pub struct ConnectorConfig {
+    pub props: ConfigMap,
     pub name: String,
     pub class: String,
     pub tasks_max: usize,
-    pub parsed: ParsedConfig,
+    /// `tasks.max.enforce`: fail a connector that generates more task configs than `tasks_max`.
+    pub tasks_max_enforce: bool,
+    /// A sink's `topics` (empty when it subscribes by `topics.regex`).
+    pub topics: Vec<String>,
+    /// A sink's `topics.regex`, when set and not blank.
+    pub topics_regex: Option<String>,
+    pub errors: ErrorSettings,
+    /// A sink's dead letter queue, when `errors.deadletterqueue.topic.name` names one.
+    pub dlq: Option<DlqSettings>,
+    /// `consumer.override.group.id`, else Java's `connect-<name>`: a sink's consumer group.
+    pub sink_group: String,
 }
 
 impl ConnectorConfig {
-    /// Parses the common keys (and, for sinks, the topic keys), naming every bad key.
+    /// Reads a stored config. It was validated when it was written, so a value that does not
+    /// parse only comes from an older or foreign writer; the key's default applies then, as
+    /// Java's defaults would.
+    pub fn from_stored(props: &ConfigMap) -> Self {
+        let trimmed = |k: &str| props.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
+        let flag = |k: &str, default: bool| {
+            trimmed(k).map_or(default, |v| match v.to_ascii_lowercase().as_str() {
+                "true" => true,
+                "false" => false,
+                _ => default,
+            })
+        };
+        let name = props.get(NAME).cloned().unwrap_or_default();
+        ConnectorConfig {
+            class: props.get(CONNECTOR_CLASS).cloned().unwrap_or_default(),
+            tasks_max: trimmed(TASKS_MAX).and_then(|v| v.parse().ok()).unwrap_or(1),
+            tasks_max_enforce: flag(TASKS_MAX_ENFORCE, true),
+            topics: props
+                .get(TOPICS)
+                .map(|t| ferry_api::config::split_list(t))
+                .unwrap_or_default(),
+            topics_regex: trimmed(TOPICS_REGEX).map(str::to_owned),
+            errors: ErrorSettings::from_config(props),
+            dlq: trimmed(DLQ_TOPIC_NAME).map(|topic| DlqSettings {
+                topic: topic.to_owned(),
+                replication_factor: trimmed(DLQ_REPLICATION_FACTOR)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(3),
+                context_headers: flag(DLQ_CONTEXT_HEADERS, false),
+            }),
+            sink_group: props
+                .get("consumer.override.group.id")
+                .cloned()
+                .unwrap_or_else(|| format!("connect-{name}")),
+            name,
+            props: props.clone(),
+        }
+    }
+
+    /// Checks the common keys (and, for sinks, the topic keys), naming every bad key, then reads
+    /// the config.
     pub fn parse(props: &ConfigMap, sink: bool) -> Result<Self, ConfigError> {
         let def = if sink {
             sink_connector_config_def()
@@ -238,21 +293,16 @@ impl ConnectorConfig {
             source_connector_config_def()
         };
         let mut problems = Vec::new();
-        let parsed = def
-            .parse(props)
-            .map_err(|e| problems.extend(e.problems))
-            .ok();
+        if let Err(e) = def.parse(props) {
+            problems.extend(e.problems);
+        }
         if sink {
             problems.extend(sink_topic_problems(props));
         }
-        match parsed {
-            Some(parsed) if problems.is_empty() => Ok(ConnectorConfig {
-                name: parsed.string(NAME)?.unwrap_or_default(),
-                class: parsed.string(CONNECTOR_CLASS)?.unwrap_or_default(),
-                tasks_max: usize::try_from(parsed.int(TASKS_MAX)?).unwrap_or(1),
-                parsed,
-            }),
-            _ => Err(ConfigError { problems }),
+        if problems.is_empty() {
+            Ok(Self::from_stored(props))
+        } else {
+            Err(ConfigError { problems })
         }
     }
 }
@@ -283,6 +333,42 @@ mod tests {
             err.problems[0].message,
             "topics and topics.regex are mutually exclusive options, but both are set."
         );
+    }
+
+    #[test]
+    fn a_stored_config_is_read_once_with_java_s_defaults_for_what_does_not_parse() {
+        let c = ConnectorConfig::from_stored(&props(&[
+            ("name", "s"),
+            ("connector.class", "FileStreamSink"),
+            ("tasks.max", " 3 "),
+            ("tasks.max.enforce", "FALSE"),
+            ("topics", "a, b"),
+            ("topics.regex", "  "),
+            ("errors.tolerance", "all"),
+            ("errors.deadletterqueue.topic.name", " dlq "),
+            ("errors.deadletterqueue.context.headers.enable", "true"),
+        ]));
+        assert_eq!((c.name.as_str(), c.class.as_str()), ("s", "FileStreamSink"));
+        assert_eq!(c.tasks_max, 3);
+        assert!(!c.tasks_max_enforce);
+        assert_eq!(c.topics, vec!["a", "b"]);
+        assert_eq!(c.topics_regex, None);
+        assert!(c.errors.tolerate_all);
+        let dlq = c.dlq.expect("a dead letter queue");
+        assert_eq!((dlq.topic.as_str(), dlq.replication_factor), ("dlq", 3));
+        assert!(dlq.context_headers);
+        assert_eq!(c.sink_group, "connect-s");
+
+        let foreign = ConnectorConfig::from_stored(&props(&[
+            ("name", "s"),
+            ("tasks.max", "many"),
+            ("tasks.max.enforce", "maybe"),
+            ("consumer.override.group.id", "mine"),
+        ]));
+        assert_eq!(foreign.tasks_max, 1);
+        assert!(foreign.tasks_max_enforce);
+        assert!(foreign.dlq.is_none());
+        assert_eq!(foreign.sink_group, "mine");
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub struct DeadLetterQueue {
 }
 
 /// Where the DLQ writes and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DlqSettings {
     pub topic: String,
     pub replication_factor: i16,

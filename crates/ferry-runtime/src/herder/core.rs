@@ -5,7 +5,6 @@
 use ferry_api::ConfigMap;
 
 use super::{ConfigPatch, HerderError};
-use crate::config::connector::TASKS_MAX;
 use crate::config::worker::WorkerConfig;
 
 /// Java's 404 for a connector that does not exist.
@@ -27,16 +26,6 @@ pub fn patched(mut config: ConfigMap, patch: ConfigPatch) -> ConfigMap {
         };
     }
     config
-}
-
-/// The task count a stored config asks for. Stored configs were validated, so a value that
-/// does not parse only comes from an older or foreign writer; one task is what Java's default
-/// gives then.
-pub fn tasks_max(config: &ConfigMap) -> usize {
-    config
-        .get(TASKS_MAX)
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(1)
 }
 
 /// KIP-558's switches: reading topics needs `topic.tracking.enable`, resetting them also
@@ -96,14 +85,5 @@ mod tests {
             require_stopped("c", false, false),
             Err(HerderError::BadRequest(_))
         ));
-    }
-
-    #[test]
-    fn tasks_max_falls_back_to_one() {
-        let config: ConfigMap = [("tasks.max".to_owned(), " 4 ".to_owned())]
-            .into_iter()
-            .collect();
-        assert_eq!(tasks_max(&config), 4);
-        assert_eq!(tasks_max(&ConfigMap::new()), 1);
     }
 }

@@ -8,7 +8,7 @@ use ferry_kafka::client_properties::ClientRole;
 use ferry_kafka::consumer::Subscription;
 use ferry_kafka::group_offsets::{self, GroupWriteError};
 
-use crate::config::connector::{TOPICS, TOPICS_REGEX};
+use crate::config::connector::ConnectorConfig;
 use crate::herder::HerderError;
 use crate::plugins::{PluginKind, Registry};
 use crate::storage::offset_codec::{decode_key, decode_offset, encode_key, encode_offset};
@@ -31,24 +31,16 @@ fn bad(message: impl Into<String>) -> HerderError {
 
 /// The consumer group and subscription of a sink connector.
 fn sink_group(name: &str, config: &ConfigMap) -> (String, Subscription) {
-    let group = config
-        .get("consumer.override.group.id")
-        .cloned()
-        .unwrap_or_else(|| format!("connect-{name}"));
-    let subscription = match config
-        .get(TOPICS_REGEX)
-        .map(|r| r.trim())
-        .filter(|r| !r.is_empty())
-    {
-        Some(r) => Subscription::Regex(r.to_owned()),
-        None => Subscription::Topics(
-            config
-                .get(TOPICS)
-                .map(|t| ferry_api::config::split_list(t))
-                .unwrap_or_default(),
-        ),
+    let mut props = config.clone();
+    props
+        .entry(crate::config::connector::NAME.to_owned())
+        .or_insert_with(|| name.to_owned());
+    let config = ConnectorConfig::from_stored(&props);
+    let subscription = match config.topics_regex {
+        Some(r) => Subscription::Regex(r),
+        None => Subscription::Topics(config.topics),
     };
-    (group, subscription)
+    (config.sink_group, subscription)
 }
 
 fn sink_client(

@@ -10,6 +10,7 @@ use ferry_api::ConfigMap;
 use tokio::sync::{mpsc, Mutex};
 
 use super::core::{self, not_found, unknown_connector};
+use crate::config::connector::ConnectorConfig;
 use crate::herder::offsets::{self, ConnectorOffset};
 use crate::herder::status_view::{self, restart_plan};
 use crate::herder::validation::validate_connector_config;
@@ -78,8 +79,8 @@ impl StandaloneHerder {
         if entry.target != TargetState::Started || !self.worker.is_connector_running(name) {
             return;
         }
-        let max_tasks = core::tasks_max(&entry.config);
-        let configs = match self.worker.task_configs(name, &entry.config, max_tasks) {
+        let connector = ConnectorConfig::from_stored(&entry.config);
+        let configs = match self.worker.task_configs(name, &connector) {
             Ok(c) => c,
             Err(error) => {
                 tracing::error!(connector = %name, %error, "Failed to generate task configs");

@@ -15,6 +15,7 @@ use ferry_kafka::KafkaClientError;
 use tokio::sync::{mpsc, watch, Notify};
 use tokio_util::sync::CancellationToken;
 
+use crate::config::connector::ConnectorConfig;
 use crate::config::worker::WorkerConfig;
 use crate::errors::{ErrorHandler, ErrorSettings};
 use crate::metrics::{ConnectMetrics, TaskKind};
@@ -498,7 +499,7 @@ pub(crate) fn task_context(
             cancel.clone(),
             metrics.errors.clone(),
         ),
-        connector_props,
+        connector: ConnectorConfig::from_stored(&connector_props),
         metrics,
         status: status.clone(),
         offsets: offsets.clone(),

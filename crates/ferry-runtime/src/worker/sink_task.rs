@@ -14,11 +14,7 @@ use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, Subscription};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::config::connector::{
-    DLQ_CONTEXT_HEADERS, DLQ_REPLICATION_FACTOR, DLQ_TOPIC_NAME, ERRORS_LOG_ENABLE,
-};
-use crate::config::connector::{TOPICS, TOPICS_REGEX};
-use crate::errors::{DeadLetterQueue, DlqSettings, ErrorContext, Stage};
+use crate::errors::{DeadLetterQueue, ErrorContext, Stage};
 use crate::metrics::{elapsed_ms, TaskClient};
 use crate::status::{State, TopicTracker};
 use crate::worker::clients::RecordConsumer;
@@ -65,16 +61,8 @@ enum Class {
 }
 
 fn subscription(ctx: &TaskContext) -> Result<Subscription, ConnectError> {
-    let topics: Vec<String> = ctx
-        .connector_props
-        .get(TOPICS)
-        .map(|t| ferry_api::config::split_list(t))
-        .unwrap_or_default();
-    let regex = ctx
-        .connector_props
-        .get(TOPICS_REGEX)
-        .map(|r| r.trim())
-        .filter(|r| !r.is_empty());
+    let topics = ctx.connector.topics.clone();
+    let regex = ctx.connector.topics_regex.as_deref();
     match (topics.is_empty(), regex) {
         (false, None) => Ok(Subscription::Topics(topics)),
         (true, Some(r)) => Ok(Subscription::Regex(r.to_owned())),
@@ -131,10 +119,7 @@ pub(crate) async fn run_with(
         return Ok(());
     }
     let dlq = open_dlq(&ctx).await?;
-    let log_errors = ctx
-        .connector_props
-        .get(ERRORS_LOG_ENABLE)
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let log_errors = ctx.connector.errors.log;
     let errant = (dlq.is_some() || log_errors).then(|| Arc::new(ErrantRecords::default()));
     let context = Arc::new(WorkerSinkTaskContext::new(
         ctx.task_props.clone(),
@@ -688,25 +673,8 @@ impl SinkPipeline {
 
 /// The dead letter queue, when the connector names a topic for it.
 async fn open_dlq(ctx: &TaskContext) -> Result<Option<DeadLetterQueue>, ConnectError> {
-    let Some(topic) = ctx
-        .connector_props
-        .get(DLQ_TOPIC_NAME)
-        .map(|t| t.trim().to_owned())
-        .filter(|t| !t.is_empty())
-    else {
+    let Some(settings) = ctx.connector.dlq.clone() else {
         return Ok(None);
-    };
-    let settings = DlqSettings {
-        topic,
-        replication_factor: ctx
-            .connector_props
-            .get(DLQ_REPLICATION_FACTOR)
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(3),
-        context_headers: ctx
-            .connector_props
-            .get(DLQ_CONTEXT_HEADERS)
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
     };
     let client_id = format!(
         "connector-dlq-producer-{}-{}",

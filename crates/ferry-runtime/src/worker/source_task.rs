@@ -49,7 +49,7 @@ fn topic_creation(
         .originals
         .get(TOPIC_CREATION_ENABLE)
         .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
-    let rules = TopicCreation::from_config(enabled, &ctx.connector_props).map_err(|errors| {
+    let rules = TopicCreation::from_config(enabled, &ctx.connector.props).map_err(|errors| {
         let messages: Vec<String> = errors.into_iter().map(|(_, m)| m).collect();
         ConnectError::other(messages.join("; "))
     })?;

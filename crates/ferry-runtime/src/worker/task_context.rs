@@ -7,6 +7,7 @@ use ferry_api::ConfigMap;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::connector::ConnectorConfig;
 use crate::config::worker::WorkerConfig;
 use crate::errors::ErrorHandler;
 use crate::metrics::TaskMetrics;
@@ -34,7 +35,8 @@ pub(crate) struct TaskContext {
     pub id: TaskId,
     pub worker_id: String,
     pub worker: Arc<WorkerConfig>,
-    pub connector_props: ConfigMap,
+    /// The connector's config, resolved (config providers) and read once.
+    pub connector: ConnectorConfig,
     pub task_props: ConfigMap,
     pub key_converter: Box<dyn Converter>,
     pub value_converter: Box<dyn Converter>,
@@ -71,7 +73,8 @@ impl TaskContext {
     /// `<role>.` settings, then the connector's `<role>.override.` settings.
     pub fn client_layers(&self, role: &str) -> ferry_kafka::ClientSettings {
         let connector_overrides: Vec<(String, String)> = self
-            .connector_props
+            .connector
+            .props
             .iter()
             .filter_map(|(k, v)| {
                 k.strip_prefix(&format!("{role}.override."))
@@ -113,7 +116,7 @@ impl TaskContext {
         ferry_api::task::TaskIdentity {
             connector: self.id.connector.clone(),
             task: self.id.task as u32,
-            connector_configs: self.connector_props.clone(),
+            connector_configs: self.connector.props.clone(),
         }
     }
 

@@ -12,9 +12,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::config::connector::{TASKS_MAX_ENFORCE, TOPICS, TOPICS_REGEX};
+use crate::config::connector::{ConnectorConfig, TOPICS, TOPICS_REGEX};
 use crate::config::worker::WorkerConfig;
-use crate::errors::{ErrorHandler, ErrorSettings};
+use crate::errors::ErrorHandler;
 use crate::metrics::{ConnectMetrics, ConnectorInfo, TaskKind};
 use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
@@ -372,22 +372,20 @@ impl Worker {
         Ok(())
     }
 
-    /// The task configs a running connector wants, at most `max_tasks` (Java's enforcement).
+    /// The task configs a running connector wants, at most its `tasks.max` (Java's
+    /// enforcement).
     pub fn task_configs(
         &self,
         name: &str,
-        connector_props: &ConfigMap,
-        max_tasks: usize,
+        connector: &ConnectorConfig,
     ) -> Result<Vec<ConfigMap>, ConnectorRuntimeError> {
+        let (connector_props, max_tasks) = (&connector.props, connector.tasks_max);
         let connectors = lock(&self.connectors);
         let running = connectors
             .get(name)
             .ok_or_else(|| ConnectorRuntimeError::NotRunning(name.to_owned()))?;
         let mut configs = running.instance.as_connector().task_configs(max_tasks)?;
-        let enforce = connector_props
-            .get(TASKS_MAX_ENFORCE)
-            .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
-        if configs.len() > max_tasks && enforce {
+        if configs.len() > max_tasks && connector.tasks_max_enforce {
             return Err(ConnectError::other(format!(
                 "The connector {name} has generated {} tasks, which is greater than {max_tasks}, the maximum number of tasks it is configured to create.",
                 configs.len()
@@ -395,9 +393,8 @@ impl Worker {
             .into());
         }
         let task_class = running.instance.as_connector().task_class().or_else(|| {
-            connector_props
-                .get(crate::config::connector::CONNECTOR_CLASS)
-                .and_then(|c| self.registry.connector(c))
+            self.registry
+                .connector(&connector.class)
                 .map(|p| task_class_of(&p.class_name))
         });
         if let Some(task_class) = task_class {
@@ -580,12 +577,11 @@ impl Worker {
         }
         // Tasks come from a fresh plugin instance, as Java instantiates the task class: the
         // connector itself may run on another worker.
-        let class = connector_props
-            .get(crate::config::connector::CONNECTOR_CLASS)
-            .cloned()
-            .unwrap_or_default();
-        let plugin = self.registry.connector(&class).ok_or_else(|| {
-            ConnectError::other(ConnectorRuntimeError::UnknownClass(class).to_string())
+        let connector = ConnectorConfig::from_stored(connector_props);
+        let plugin = self.registry.connector(&connector.class).ok_or_else(|| {
+            ConnectError::other(
+                ConnectorRuntimeError::UnknownClass(connector.class.clone()).to_string(),
+            )
         })?;
         let instance = (plugin.create)();
         let converters =
@@ -612,7 +608,6 @@ impl Worker {
             id: id.clone(),
             worker_id: self.worker_id.clone(),
             worker: self.config.clone(),
-            connector_props: connector_props.clone(),
             task_props,
             key_converter: converters.key,
             value_converter: converters.value,
@@ -620,10 +615,11 @@ impl Worker {
             converter_classes: converters.classes,
             chain,
             errors: ErrorHandler::new(
-                ErrorSettings::from_config(connector_props),
+                connector.errors.clone(),
                 cancel.clone(),
                 metrics.errors.clone(),
             ),
+            connector,
             metrics,
             status: self.status.clone(),
             offsets: self.offsets.clone(),
