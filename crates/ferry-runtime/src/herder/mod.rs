@@ -4,6 +4,7 @@ mod alias_validation;
 pub mod core;
 mod offsets;
 mod standalone;
+mod standalone_core;
 pub mod status_view;
 mod validation;
 

@@ -1,39 +1,65 @@
 //! Standalone mode's herder: configs and statuses live in memory, offsets in the offsets file.
-//! One lock serialises every change, as Java's synchronized `StandaloneHerder` does.
+//! One loop owns the connectors and every start and stop of their work (`standalone_core.rs`);
+//! REST requests, connectors asking for new task configs and automatic restarts reach it as
+//! jobs and are carried out one at a time, in order, as Java's synchronized `StandaloneHerder`
+//! runs them. A request whose client gives up does not cut its job short.
 
-use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use ferry_api::ConfigMap;
-use tokio::sync::{mpsc, Mutex};
+use futures::future::BoxFuture;
+use tokio::sync::{mpsc, oneshot};
 
-use super::core::{self, not_found, unknown_connector};
-use crate::config::connector::ConnectorConfig;
+use super::core;
+use super::standalone_core::Core;
 use crate::herder::offsets::{self, ConnectorOffset};
-use crate::herder::status_view::{self, restart_plan};
+use crate::herder::status_view;
 use crate::herder::validation::validate_connector_config;
 use crate::herder::{
     ConfigPatch, ConnectorInfo, ConnectorStateInfo, Herder, HerderError, RestartRequest, StateInfo,
     Written,
 };
-use crate::plugins::{PluginKind, Registry};
-use crate::status::{State, Status, TaskId};
+use crate::plugins::Registry;
+use crate::status::TaskId;
 use crate::worker::{TargetState, Worker};
 
-struct ConnectorEntry {
-    config: ConfigMap,
-    kind: PluginKind,
-    target: TargetState,
-    task_configs: Vec<ConfigMap>,
-}
+/// One request for the loop: it takes the loop's state and gives it back when done.
+type Job = Box<dyn FnOnce(Core) -> BoxFuture<'static, Core> + Send>;
 
 pub struct StandaloneHerder {
     worker: Arc<Worker>,
-    connectors: Mutex<BTreeMap<String, ConnectorEntry>>,
+    jobs: mpsc::UnboundedSender<Job>,
     cluster_id: String,
     ready: AtomicBool,
+}
+
+fn shutting_down() -> HerderError {
+    HerderError::Internal("The worker is shutting down".to_owned())
+}
+
+/// The loop: jobs and connectors' requests for new task configs, one at a time. It ends when
+/// the herder is dropped.
+async fn run(
+    mut core: Core,
+    mut jobs: mpsc::UnboundedReceiver<Job>,
+    mut reconfigure: mpsc::UnboundedReceiver<String>,
+) {
+    let mut reconfigure_open = true;
+    loop {
+        tokio::select! {
+            job = jobs.recv() => match job {
+                Some(job) => core = job(core).await,
+                None => break,
+            },
+            name = reconfigure.recv(), if reconfigure_open => match name {
+                Some(name) => core.reconfigure(&name).await,
+                None => reconfigure_open = false,
+            },
+        }
+    }
 }
 
 impl StandaloneHerder {
@@ -43,24 +69,37 @@ impl StandaloneHerder {
         cluster_id: String,
         reconfigure: mpsc::UnboundedReceiver<String>,
     ) -> Arc<Self> {
-        let herder = Arc::new(StandaloneHerder {
+        let (jobs, job_requests) = mpsc::unbounded_channel();
+        let core = Core {
+            worker: worker.clone(),
+            connectors: Default::default(),
+        };
+        tokio::spawn(run(core, job_requests, reconfigure));
+        Arc::new(StandaloneHerder {
             worker,
-            connectors: Mutex::default(),
+            jobs,
             cluster_id,
             ready: AtomicBool::new(false),
+        })
+    }
+
+    /// Runs `job` on the loop, after every job sent before it, and answers what it answered.
+    async fn call<R, F, Fut>(&self, job: F) -> Result<R, HerderError>
+    where
+        R: Send + 'static,
+        F: FnOnce(Core) -> Fut + Send + 'static,
+        Fut: Future<Output = (Core, R)> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let job: Job = Box::new(move |core| {
+            Box::pin(async move {
+                let (core, result) = job(core).await;
+                let _ = reply.send(result);
+                core
+            })
         });
-        let weak = Arc::downgrade(&herder);
-        tokio::spawn(async move {
-            let mut reconfigure = reconfigure;
-            while let Some(name) = reconfigure.recv().await {
-                let Some(herder) = weak.upgrade() else { break };
-                let mut connectors = herder.connectors.lock().await;
-                if let Some(entry) = connectors.get_mut(&name) {
-                    herder.update_tasks(&name, entry).await;
-                }
-            }
-        });
-        herder
+        self.jobs.send(job).map_err(|_| shutting_down())?;
+        answer.await.map_err(|_| shutting_down())
     }
 
     pub fn worker(&self) -> &Arc<Worker> {
@@ -72,163 +111,17 @@ impl StandaloneHerder {
         self.ready.store(true, Ordering::Release);
     }
 
-    /// Asks the connector for task configs; when they changed, restarts its tasks with them.
-    /// Only a started connector is asked, as in Java: one created paused, or paused straight
-    /// from STOPPED, has no tasks until it is resumed.
-    async fn update_tasks(&self, name: &str, entry: &mut ConnectorEntry) {
-        if entry.target != TargetState::Started || !self.worker.is_connector_running(name) {
-            return;
-        }
-        let connector = ConnectorConfig::from_stored(&entry.config);
-        let configs = match self.worker.task_configs(name, &connector) {
-            Ok(c) => c,
-            Err(error) => {
-                tracing::error!(connector = %name, %error, "Failed to generate task configs");
-                self.worker.status_store().put_connector(
-                    name,
-                    Status {
-                        state: State::Failed,
-                        trace: Some(error.to_string()),
-                        worker_id: self.worker.worker_id().to_owned(),
-                        generation: 0,
-                    },
-                );
-                return;
-            }
-        };
-        if configs == entry.task_configs && !self.worker.tasks_of(name).is_empty() {
-            return;
-        }
-        self.stop_tasks(name).await;
-        self.forget_tasks(name, configs.len(), entry.task_configs.len());
-        entry.task_configs = configs;
-        self.start_tasks(name, entry, 0..entry.task_configs.len());
-    }
-
-    fn start_tasks(
-        &self,
-        name: &str,
-        entry: &ConnectorEntry,
-        indices: impl IntoIterator<Item = usize>,
-    ) {
-        for task in indices {
-            let Some(props) = entry.task_configs.get(task) else {
-                continue;
-            };
-            let id = TaskId {
-                connector: name.to_owned(),
-                task,
-            };
-            if let Err(error) = self.worker.start_task(id, &entry.config, props.clone()) {
-                tracing::error!(connector = %name, task, %error, "Failed to start task");
-            }
-        }
-    }
-
-    /// Statuses of task indices `from..to` no longer exist.
-    fn forget_tasks(&self, name: &str, from: usize, to: usize) {
-        for task in from..to {
-            self.worker.status_store().remove_task(&TaskId {
-                connector: name.to_owned(),
-                task,
-            });
-        }
-    }
-
-    async fn stop_tasks(&self, name: &str) {
-        let ids = self.worker.tasks_of(name);
-        self.worker.stop_tasks(&ids).await;
-    }
-
-    /// (Re)starts the connector object in its target state and, if it started, its tasks.
-    async fn start(&self, name: &str, entry: &mut ConnectorEntry) {
-        if self
-            .worker
-            .start_connector(name, &entry.config, entry.target)
-            .is_ok()
-        {
-            self.update_tasks(name, entry).await;
-        }
-    }
-
-    /// Stops every connector and task, committing their offsets (the shutdown path).
+    /// Stops every connector and task, committing their offsets (the shutdown path), after the
+    /// requests already queued.
     pub async fn stop(&self) {
-        let _connectors = self.connectors.lock().await;
-        self.worker.stop_all().await;
-    }
-
-    fn info(name: &str, entry: &ConnectorEntry) -> ConnectorInfo {
-        ConnectorInfo {
-            name: name.to_owned(),
-            config: entry.config.clone(),
-            tasks: (0..entry.task_configs.len())
-                .map(|task| TaskId {
-                    connector: name.to_owned(),
-                    task,
-                })
-                .collect(),
-            kind: Some(entry.kind),
-        }
-    }
-
-    /// Moves a connector to a new target state.
-    async fn transition(&self, name: &str, entry: &mut ConnectorEntry, target: TargetState) {
-        let from = entry.target;
-        entry.target = target;
-        match (from, target) {
-            (a, b) if a == b => {}
-            (TargetState::Stopped, _) => {
-                self.worker.stop_connector(name);
-                self.start(name, entry).await;
-            }
-            (_, TargetState::Stopped) => {
-                self.stop_tasks(name).await;
-                self.forget_tasks(name, 0, entry.task_configs.len());
-                entry.task_configs.clear();
-                self.worker.stop_connector(name);
-                let _ = self
-                    .worker
-                    .start_connector(name, &entry.config, TargetState::Stopped);
-            }
-            _ => {
-                self.worker.set_target_state(name, target);
-                // As Java, the old tasks resume first; a connector paused straight from STOPPED
-                // gets its tasks now, and one whose config changed while paused gets new ones.
-                if target == TargetState::Started {
-                    self.update_tasks(name, entry).await;
-                }
-            }
-        }
-    }
-
-    /// A connector whose offsets may be changed: it exists and is STOPPED with no tasks.
-    fn stopped<'a>(
-        connectors: &'a BTreeMap<String, ConnectorEntry>,
-        name: &str,
-    ) -> Result<&'a ConnectorEntry, HerderError> {
-        let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
-        core::require_stopped(
-            name,
-            entry.target == TargetState::Stopped,
-            !entry.task_configs.is_empty(),
-        )?;
-        Ok(entry)
-    }
-
-    fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
-        core::require_topic_tracking(self.worker.config(), reset)
-    }
-
-    fn write_status(&self, id: Option<&TaskId>, name: &str, state: State) {
-        let status = Status {
-            state,
-            trace: None,
-            worker_id: self.worker.worker_id().to_owned(),
-            generation: 0,
-        };
-        match id {
-            Some(id) => self.worker.status_store().put_task(id, status),
-            None => self.worker.status_store().put_connector(name, status),
+        let stopped = self
+            .call(|core| async move {
+                core.worker.stop_all().await;
+                (core, ())
+            })
+            .await;
+        if stopped.is_err() {
+            self.worker.stop_all().await;
         }
     }
 }
@@ -236,17 +129,31 @@ impl StandaloneHerder {
 #[async_trait]
 impl Herder for StandaloneHerder {
     async fn connectors(&self) -> Vec<String> {
-        self.connectors.lock().await.keys().cloned().collect()
+        self.call(|core| async move {
+            let names = core.connectors.keys().cloned().collect();
+            (core, names)
+        })
+        .await
+        .unwrap_or_default()
     }
 
     async fn connector_info(&self, name: &str) -> Result<ConnectorInfo, HerderError> {
-        let connectors = self.connectors.lock().await;
-        let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
-        Ok(Self::info(name, entry))
+        let name = name.to_owned();
+        self.call(move |core| async move {
+            let info = core.entry(&name).map(|e| Core::info(&name, e));
+            (core, info)
+        })
+        .await?
     }
 
     async fn connector_status(&self, name: &str) -> Result<ConnectorStateInfo, HerderError> {
-        let kind = self.connectors.lock().await.get(name).map(|e| e.kind);
+        let owned = name.to_owned();
+        let kind = self
+            .call(move |core| async move {
+                let kind = core.connectors.get(&owned).map(|e| e.kind);
+                (core, kind)
+            })
+            .await?;
         status_view::connector_state(self.worker.status_store().as_ref(), name, kind)
     }
 
@@ -255,22 +162,27 @@ impl Herder for StandaloneHerder {
     }
 
     async fn task_configs(&self, name: &str) -> Result<Vec<(TaskId, ConfigMap)>, HerderError> {
-        let connectors = self.connectors.lock().await;
-        let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
-        Ok(entry
-            .task_configs
-            .iter()
-            .enumerate()
-            .map(|(task, c)| {
-                (
-                    TaskId {
-                        connector: name.to_owned(),
-                        task,
-                    },
-                    c.clone(),
-                )
-            })
-            .collect())
+        let name = name.to_owned();
+        self.call(move |core| async move {
+            let configs = core.entry(&name).map(|entry| {
+                entry
+                    .task_configs
+                    .iter()
+                    .enumerate()
+                    .map(|(task, c)| {
+                        (
+                            TaskId {
+                                connector: name.clone(),
+                                task,
+                            },
+                            c.clone(),
+                        )
+                    })
+                    .collect()
+            });
+            (core, configs)
+        })
+        .await?
     }
 
     async fn put_connector_config(
@@ -282,33 +194,14 @@ impl Herder for StandaloneHerder {
     ) -> Result<(Written, ConnectorInfo), HerderError> {
         config.insert("name".to_owned(), name.to_owned());
         let kind = validate_connector_config(self.worker.registry(), &config)?;
-        let mut connectors = self.connectors.lock().await;
-        let (written, target, task_configs) = match connectors.remove(name) {
-            Some(existing) if !allow_replace => {
-                connectors.insert(name.to_owned(), existing);
-                return Err(HerderError::AlreadyExists(format!(
-                    "Connector {name} already exists"
-                )));
-            }
-            Some(existing) => {
-                // As Java: only the connector restarts here. Its tasks are replaced only if the
-                // new task configs differ, and only once it runs: a paused connector keeps its
-                // paused tasks, with their configs, until it is resumed.
-                self.worker.stop_connector(name);
-                (Written::Updated, existing.target, existing.task_configs)
-            }
-            None => (Written::Created, initial_state, Vec::new()),
-        };
-        let mut entry = ConnectorEntry {
-            config,
-            kind,
-            target,
-            task_configs,
-        };
-        self.start(name, &mut entry).await;
-        let info = Self::info(name, &entry);
-        connectors.insert(name.to_owned(), entry);
-        Ok((written, info))
+        let name = name.to_owned();
+        self.call(move |mut core| async move {
+            let put = core
+                .put(&name, config, kind, allow_replace, initial_state)
+                .await;
+            (core, put)
+        })
+        .await?
     }
 
     async fn patch_connector_config(
@@ -316,14 +209,13 @@ impl Herder for StandaloneHerder {
         name: &str,
         patch: ConfigPatch,
     ) -> Result<ConnectorInfo, HerderError> {
+        let owned = name.to_owned();
         let config = self
-            .connectors
-            .lock()
-            .await
-            .get(name)
-            .ok_or_else(|| not_found(name))?
-            .config
-            .clone();
+            .call(move |core| async move {
+                let config = core.entry(&owned).map(|e| e.config.clone());
+                (core, config)
+            })
+            .await??;
         let config = core::patched(config, patch);
         let (_, info) = self
             .put_connector_config(name, config, true, TargetState::Started)
@@ -332,72 +224,42 @@ impl Herder for StandaloneHerder {
     }
 
     async fn delete_connector(&self, name: &str) -> Result<(), HerderError> {
-        let mut connectors = self.connectors.lock().await;
-        connectors.remove(name).ok_or_else(|| not_found(name))?;
-        self.stop_tasks(name).await;
-        self.worker.stop_connector(name);
-        self.worker.forget_connector(name);
-        self.worker.status_store().remove_connector(name);
-        self.worker.status_store().reset_topics(name);
-        Ok(())
+        let name = name.to_owned();
+        self.call(move |mut core| async move {
+            let deleted = core.delete(&name).await;
+            (core, deleted)
+        })
+        .await?
     }
 
     async fn pause_connector(&self, name: &str) -> Result<(), HerderError> {
-        let mut connectors = self.connectors.lock().await;
-        let entry = connectors
-            .get_mut(name)
-            .ok_or_else(|| unknown_connector(name))?;
-        self.transition(name, entry, TargetState::Paused).await;
-        Ok(())
+        self.transition(name, TargetState::Paused).await
     }
 
     async fn resume_connector(&self, name: &str) -> Result<(), HerderError> {
-        let mut connectors = self.connectors.lock().await;
-        let entry = connectors
-            .get_mut(name)
-            .ok_or_else(|| unknown_connector(name))?;
-        self.transition(name, entry, TargetState::Started).await;
-        Ok(())
+        self.transition(name, TargetState::Started).await
     }
 
     async fn stop_connector(&self, name: &str) -> Result<(), HerderError> {
-        let mut connectors = self.connectors.lock().await;
-        // Java's standalone store answers an unknown name with a 500; it is the client's
-        // mistake, so 404 with the message Java gives for pause and resume.
-        let entry = connectors
-            .get_mut(name)
-            .ok_or_else(|| unknown_connector(name))?;
-        self.transition(name, entry, TargetState::Stopped).await;
-        Ok(())
+        self.transition(name, TargetState::Stopped).await
     }
 
     async fn restart_connector(&self, name: &str) -> Result<(), HerderError> {
-        let mut connectors = self.connectors.lock().await;
-        let entry = connectors.get_mut(name).ok_or_else(|| not_found(name))?;
-        self.worker.stop_connector(name);
-        self.worker
-            .start_connector(name, &entry.config, entry.target)
-            .map_err(|e| {
-                HerderError::Internal(format!("Failed to start connector: {name}: {e}"))
-            })?;
-        self.update_tasks(name, entry).await;
-        Ok(())
+        let name = name.to_owned();
+        self.call(move |mut core| async move {
+            let restarted = core.restart_connector(&name).await;
+            (core, restarted)
+        })
+        .await?
     }
 
     async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {
-        let connectors = self.connectors.lock().await;
-        let entry = connectors
-            .get(&id.connector)
-            .ok_or_else(|| not_found(&id.connector))?;
-        let props = entry
-            .task_configs
-            .get(id.task)
-            .cloned()
-            .ok_or_else(|| HerderError::NotFound(format!("Task {id} not found")))?;
-        self.worker.stop_tasks(std::slice::from_ref(id)).await;
-        self.worker
-            .start_task(id.clone(), &entry.config, props)
-            .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))
+        let id = id.clone();
+        self.call(move |core| async move {
+            let restarted = core.restart_task(&id).await;
+            (core, restarted)
+        })
+        .await?
     }
 
     async fn restart_connector_and_tasks(
@@ -405,43 +267,12 @@ impl Herder for StandaloneHerder {
         name: &str,
         request: RestartRequest,
     ) -> Result<ConnectorStateInfo, HerderError> {
-        let mut connectors = self.connectors.lock().await;
-        let entry = connectors
-            .get_mut(name)
-            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {name}")))?;
-        let plan = restart_plan(
-            self.worker.status_store().as_ref(),
-            name,
-            request,
-            Some(entry.kind),
-        )?;
-        let restart_connector = plan.restart_connector;
-        let restart_tasks = plan.restart_tasks;
-        if restart_connector {
-            self.worker.stop_connector(name);
-            self.write_status(None, name, State::Restarting);
-        }
-        let ids: Vec<TaskId> = restart_tasks
-            .iter()
-            .map(|&task| TaskId {
-                connector: name.to_owned(),
-                task,
-            })
-            .collect();
-        self.worker.stop_tasks(&ids).await;
-        for id in &ids {
-            self.write_status(Some(id), name, State::Restarting);
-        }
-        if restart_connector {
-            if let Err(error) = self
-                .worker
-                .start_connector(name, &entry.config, entry.target)
-            {
-                tracing::error!(connector = %name, %error, "Failed to restart connector");
-            }
-        }
-        self.start_tasks(name, entry, restart_tasks);
-        Ok(plan.answer)
+        let name = name.to_owned();
+        self.call(move |core| async move {
+            let answer = core.restart_connector_and_tasks(&name, request).await;
+            (core, answer)
+        })
+        .await?
     }
 
     async fn connector_topics(&self, name: &str) -> Result<Vec<String>, HerderError> {
@@ -462,28 +293,36 @@ impl Herder for StandaloneHerder {
     }
 
     async fn connector_offsets(&self, name: &str) -> Result<Vec<ConnectorOffset>, HerderError> {
-        let (kind, config) = {
-            let connectors = self.connectors.lock().await;
-            let entry = connectors.get(name).ok_or_else(|| not_found(name))?;
-            (entry.kind, entry.config.clone())
-        };
+        let owned = name.to_owned();
+        let (kind, config) = self
+            .call(move |core| async move {
+                let found = core.entry(&owned).map(|e| (e.kind, e.config.clone()));
+                (core, found)
+            })
+            .await??;
         offsets::read(&self.worker, name, kind, &config).await
     }
 
     async fn alter_connector_offsets(
         &self,
         name: &str,
-        offsets: Vec<ConnectorOffset>,
+        changes: Vec<ConnectorOffset>,
     ) -> Result<String, HerderError> {
-        let connectors = self.connectors.lock().await;
-        let entry = Self::stopped(&connectors, name)?;
-        offsets::alter(&self.worker, name, entry.kind, &entry.config, offsets).await
+        let name = name.to_owned();
+        self.call(move |core| async move {
+            let altered = core.alter_offsets(&name, changes).await;
+            (core, altered)
+        })
+        .await?
     }
 
     async fn reset_connector_offsets(&self, name: &str) -> Result<String, HerderError> {
-        let connectors = self.connectors.lock().await;
-        let entry = Self::stopped(&connectors, name)?;
-        offsets::reset(&self.worker, name, entry.kind, &entry.config).await
+        let name = name.to_owned();
+        self.call(move |core| async move {
+            let reset = core.reset_offsets(&name).await;
+            (core, reset)
+        })
+        .await?
     }
 
     fn registry(&self) -> Arc<Registry> {
@@ -499,13 +338,28 @@ impl Herder for StandaloneHerder {
     }
 
     async fn health_check(&self) {
-        // Every request takes this lock, as every Java standalone request synchronizes on the
-        // herder.
-        drop(self.connectors.lock().await);
+        // Answering proves the loop is not stuck, as a Java standalone request that gets the
+        // herder's lock does.
+        let _ = self.call(|core| async move { (core, ()) }).await;
     }
 
     fn render_metrics(&self) -> String {
         self.worker.render_metrics()
+    }
+}
+
+impl StandaloneHerder {
+    async fn transition(&self, name: &str, target: TargetState) -> Result<(), HerderError> {
+        let name = name.to_owned();
+        self.call(move |mut core| async move {
+            let moved = core.transition(&name, target).await;
+            (core, moved)
+        })
+        .await?
+    }
+
+    fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
+        core::require_topic_tracking(self.worker.config(), reset)
     }
 }
 

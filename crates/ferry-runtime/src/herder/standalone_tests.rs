@@ -199,3 +199,52 @@ async fn a_task_count_change_starts_and_forgets_tasks() {
     assert!(matches!(gone, Err(HerderError::NotFound(_))), "{gone:?}");
     s.herder.stop().await;
 }
+
+#[tokio::test]
+async fn a_request_whose_client_gives_up_is_still_carried_out_whole() {
+    let s = setup();
+    let out = s.file("out.txt");
+    let sink = |max: &'static str| {
+        let mut config = props(&[
+            ("connector.class", "FileStreamSink"),
+            ("file", out.as_str()),
+            ("topics", "t"),
+            ("tasks.max", max),
+        ]);
+        config.insert("name".to_owned(), "sink".to_owned());
+        config
+    };
+    s.put(
+        "sink",
+        &[
+            ("connector.class", "FileStreamSink"),
+            ("file", out.as_str()),
+            ("topics", "t"),
+            ("tasks.max", "3"),
+        ],
+    )
+    .await;
+    until("three running tasks", async || {
+        s.states("sink").await == (State::Running, vec![State::Running; 3])
+    })
+    .await;
+
+    // The client (a REST request timing out) drops the update after its first poll.
+    let update = s
+        .herder
+        .put_connector_config("sink", sink("1"), true, TargetState::Started);
+    let given_up = futures::FutureExt::now_or_never(update);
+    assert!(
+        given_up.is_none(),
+        "the update was done at its first poll: {given_up:?}"
+    );
+
+    until("the update done all the same", async || {
+        s.states("sink").await == (State::Running, vec![State::Running])
+    })
+    .await;
+    let info = s.herder.connector_info("sink").await.expect("still there");
+    assert_eq!(info.config.get("tasks.max").map(String::as_str), Some("1"));
+    assert_eq!(info.tasks.len(), 1);
+    s.herder.stop().await;
+}

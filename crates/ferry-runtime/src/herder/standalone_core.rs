@@ -1,0 +1,337 @@
+//! What the standalone herder's loop owns: the connectors, their target states and task configs,
+//! and every start and stop of their work on the worker. Only the loop (`standalone.rs`) calls
+//! these, one request at a time, as Java's synchronized `StandaloneHerder` runs them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use ferry_api::ConfigMap;
+
+use super::core::{self, not_found, unknown_connector};
+use crate::config::connector::ConnectorConfig;
+use crate::herder::offsets::{self, ConnectorOffset};
+use crate::herder::status_view::restart_plan;
+use crate::herder::{ConnectorInfo, ConnectorStateInfo, HerderError, RestartRequest, Written};
+use crate::plugins::PluginKind;
+use crate::status::{State, Status, TaskId};
+use crate::worker::{TargetState, Worker};
+
+pub(super) struct ConnectorEntry {
+    pub config: ConfigMap,
+    pub kind: PluginKind,
+    pub target: TargetState,
+    pub task_configs: Vec<ConfigMap>,
+}
+
+pub(super) struct Core {
+    pub worker: Arc<Worker>,
+    pub connectors: BTreeMap<String, ConnectorEntry>,
+}
+
+impl Core {
+    pub fn entry(&self, name: &str) -> Result<&ConnectorEntry, HerderError> {
+        self.connectors.get(name).ok_or_else(|| not_found(name))
+    }
+
+    pub fn info(name: &str, entry: &ConnectorEntry) -> ConnectorInfo {
+        ConnectorInfo {
+            name: name.to_owned(),
+            config: entry.config.clone(),
+            tasks: (0..entry.task_configs.len())
+                .map(|task| TaskId {
+                    connector: name.to_owned(),
+                    task,
+                })
+                .collect(),
+            kind: Some(entry.kind),
+        }
+    }
+
+    /// A connector asked for new task configs.
+    pub async fn reconfigure(&mut self, name: &str) {
+        if let Some(mut entry) = self.connectors.remove(name) {
+            self.update_tasks(name, &mut entry).await;
+            self.connectors.insert(name.to_owned(), entry);
+        }
+    }
+
+    /// Asks the connector for task configs; when they changed, restarts its tasks with them.
+    /// Only a started connector is asked, as in Java: one created paused, or paused straight
+    /// from STOPPED, has no tasks until it is resumed.
+    async fn update_tasks(&self, name: &str, entry: &mut ConnectorEntry) {
+        if entry.target != TargetState::Started || !self.worker.is_connector_running(name) {
+            return;
+        }
+        let connector = ConnectorConfig::from_stored(&entry.config);
+        let configs = match self.worker.task_configs(name, &connector) {
+            Ok(c) => c,
+            Err(error) => {
+                tracing::error!(connector = %name, %error, "Failed to generate task configs");
+                self.worker.status_store().put_connector(
+                    name,
+                    Status {
+                        state: State::Failed,
+                        trace: Some(error.to_string()),
+                        worker_id: self.worker.worker_id().to_owned(),
+                        generation: 0,
+                    },
+                );
+                return;
+            }
+        };
+        if configs == entry.task_configs && !self.worker.tasks_of(name).is_empty() {
+            return;
+        }
+        self.stop_tasks(name).await;
+        self.forget_tasks(name, configs.len(), entry.task_configs.len());
+        entry.task_configs = configs;
+        self.start_tasks(name, entry, 0..entry.task_configs.len());
+    }
+
+    fn start_tasks(
+        &self,
+        name: &str,
+        entry: &ConnectorEntry,
+        indices: impl IntoIterator<Item = usize>,
+    ) {
+        for task in indices {
+            let Some(props) = entry.task_configs.get(task) else {
+                continue;
+            };
+            let id = TaskId {
+                connector: name.to_owned(),
+                task,
+            };
+            if let Err(error) = self.worker.start_task(id, &entry.config, props.clone()) {
+                tracing::error!(connector = %name, task, %error, "Failed to start task");
+            }
+        }
+    }
+
+    /// Statuses of task indices `from..to` no longer exist.
+    fn forget_tasks(&self, name: &str, from: usize, to: usize) {
+        for task in from..to {
+            self.worker.status_store().remove_task(&TaskId {
+                connector: name.to_owned(),
+                task,
+            });
+        }
+    }
+
+    async fn stop_tasks(&self, name: &str) {
+        let ids = self.worker.tasks_of(name);
+        self.worker.stop_tasks(&ids).await;
+    }
+
+    /// (Re)starts the connector object in its target state and, if it started, its tasks.
+    async fn start(&self, name: &str, entry: &mut ConnectorEntry) {
+        if self
+            .worker
+            .start_connector(name, &entry.config, entry.target)
+            .is_ok()
+        {
+            self.update_tasks(name, entry).await;
+        }
+    }
+
+    /// Creates or replaces a connector whose config was validated.
+    pub async fn put(
+        &mut self,
+        name: &str,
+        config: ConfigMap,
+        kind: PluginKind,
+        allow_replace: bool,
+        initial_state: TargetState,
+    ) -> Result<(Written, ConnectorInfo), HerderError> {
+        let (written, target, task_configs) = match self.connectors.get(name) {
+            Some(_) if !allow_replace => {
+                return Err(HerderError::AlreadyExists(format!(
+                    "Connector {name} already exists"
+                )));
+            }
+            Some(existing) => {
+                // As Java: only the connector restarts here. Its tasks are replaced only if the
+                // new task configs differ, and only once it runs: a paused connector keeps its
+                // paused tasks, with their configs, until it is resumed.
+                self.worker.stop_connector(name);
+                (
+                    Written::Updated,
+                    existing.target,
+                    existing.task_configs.clone(),
+                )
+            }
+            None => (Written::Created, initial_state, Vec::new()),
+        };
+        let mut entry = ConnectorEntry {
+            config,
+            kind,
+            target,
+            task_configs,
+        };
+        self.start(name, &mut entry).await;
+        let info = Self::info(name, &entry);
+        self.connectors.insert(name.to_owned(), entry);
+        Ok((written, info))
+    }
+
+    pub async fn delete(&mut self, name: &str) -> Result<(), HerderError> {
+        self.connectors
+            .remove(name)
+            .ok_or_else(|| not_found(name))?;
+        self.stop_tasks(name).await;
+        self.worker.stop_connector(name);
+        self.worker.forget_connector(name);
+        self.worker.status_store().remove_connector(name);
+        self.worker.status_store().reset_topics(name);
+        Ok(())
+    }
+
+    /// Moves a connector to a new target state (pause, resume, stop).
+    pub async fn transition(&mut self, name: &str, target: TargetState) -> Result<(), HerderError> {
+        // Java answers an unknown name with this message for pause and resume (its standalone
+        // store answers stop with a 500; it is the client's mistake, so 404 here too).
+        let mut entry = self
+            .connectors
+            .remove(name)
+            .ok_or_else(|| unknown_connector(name))?;
+        let from = entry.target;
+        entry.target = target;
+        match (from, target) {
+            (a, b) if a == b => {}
+            (TargetState::Stopped, _) => {
+                self.worker.stop_connector(name);
+                self.start(name, &mut entry).await;
+            }
+            (_, TargetState::Stopped) => {
+                self.stop_tasks(name).await;
+                self.forget_tasks(name, 0, entry.task_configs.len());
+                entry.task_configs.clear();
+                self.worker.stop_connector(name);
+                let _ = self
+                    .worker
+                    .start_connector(name, &entry.config, TargetState::Stopped);
+            }
+            _ => {
+                self.worker.set_target_state(name, target);
+                // As Java, the old tasks resume first; a connector paused straight from STOPPED
+                // gets its tasks now, and one whose config changed while paused gets new ones.
+                if target == TargetState::Started {
+                    self.update_tasks(name, &mut entry).await;
+                }
+            }
+        }
+        self.connectors.insert(name.to_owned(), entry);
+        Ok(())
+    }
+
+    pub async fn restart_connector(&mut self, name: &str) -> Result<(), HerderError> {
+        let mut entry = self
+            .connectors
+            .remove(name)
+            .ok_or_else(|| not_found(name))?;
+        self.worker.stop_connector(name);
+        let started = self
+            .worker
+            .start_connector(name, &entry.config, entry.target)
+            .map_err(|e| HerderError::Internal(format!("Failed to start connector: {name}: {e}")));
+        if started.is_ok() {
+            self.update_tasks(name, &mut entry).await;
+        }
+        self.connectors.insert(name.to_owned(), entry);
+        started
+    }
+
+    pub async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {
+        let entry = self.entry(&id.connector)?;
+        let props = entry
+            .task_configs
+            .get(id.task)
+            .cloned()
+            .ok_or_else(|| HerderError::NotFound(format!("Task {id} not found")))?;
+        self.worker.stop_tasks(std::slice::from_ref(id)).await;
+        self.worker
+            .start_task(id.clone(), &entry.config, props)
+            .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))
+    }
+
+    pub async fn restart_connector_and_tasks(
+        &self,
+        name: &str,
+        request: RestartRequest,
+    ) -> Result<ConnectorStateInfo, HerderError> {
+        let entry = self
+            .connectors
+            .get(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {name}")))?;
+        let plan = restart_plan(
+            self.worker.status_store().as_ref(),
+            name,
+            request,
+            Some(entry.kind),
+        )?;
+        if plan.restart_connector {
+            self.worker.stop_connector(name);
+            self.write_status(None, name, State::Restarting);
+        }
+        let ids: Vec<TaskId> = plan
+            .restart_tasks
+            .iter()
+            .map(|&task| TaskId {
+                connector: name.to_owned(),
+                task,
+            })
+            .collect();
+        self.worker.stop_tasks(&ids).await;
+        for id in &ids {
+            self.write_status(Some(id), name, State::Restarting);
+        }
+        if plan.restart_connector {
+            if let Err(error) = self
+                .worker
+                .start_connector(name, &entry.config, entry.target)
+            {
+                tracing::error!(connector = %name, %error, "Failed to restart connector");
+            }
+        }
+        self.start_tasks(name, entry, plan.restart_tasks);
+        Ok(plan.answer)
+    }
+
+    /// A connector whose offsets may be changed: it exists and is STOPPED with no tasks.
+    fn stopped(&self, name: &str) -> Result<&ConnectorEntry, HerderError> {
+        let entry = self.entry(name)?;
+        core::require_stopped(
+            name,
+            entry.target == TargetState::Stopped,
+            !entry.task_configs.is_empty(),
+        )?;
+        Ok(entry)
+    }
+
+    pub async fn alter_offsets(
+        &self,
+        name: &str,
+        changes: Vec<ConnectorOffset>,
+    ) -> Result<String, HerderError> {
+        let entry = self.stopped(name)?;
+        offsets::alter(&self.worker, name, entry.kind, &entry.config, changes).await
+    }
+
+    pub async fn reset_offsets(&self, name: &str) -> Result<String, HerderError> {
+        let entry = self.stopped(name)?;
+        offsets::reset(&self.worker, name, entry.kind, &entry.config).await
+    }
+
+    fn write_status(&self, id: Option<&TaskId>, name: &str, state: State) {
+        let status = Status {
+            state,
+            trace: None,
+            worker_id: self.worker.worker_id().to_owned(),
+            generation: 0,
+        };
+        match id {
+            Some(id) => self.worker.status_store().put_task(id, status),
+            None => self.worker.status_store().put_connector(name, status),
+        }
+    }
+}
