@@ -60,9 +60,21 @@ pub trait Connector: Send {
     }
 }
 
+/// A source connector's answer to whether it delivers exactly once with a config (KIP-618).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExactlyOnceSupport {
+    Supported,
+    Unsupported,
+}
+
 /// A connector that reads from a system into Kafka.
 pub trait SourceConnector: Connector {
     fn create_task(&self) -> Box<dyn SourceTask>;
+
+    /// Java's `exactlyOnceSupport`: `None` when the connector does not say, as Java's default.
+    fn exactly_once_support(&self, _props: &ConfigMap) -> Option<ExactlyOnceSupport> {
+        None
+    }
 }
 
 /// A connector that writes from Kafka into a system.

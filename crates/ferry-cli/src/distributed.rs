@@ -40,8 +40,10 @@ pub async fn run(
         ferry_rest::ListenerPlan::from_worker(&config.worker.originals, &config.worker.listeners)?;
     crate::rest_client::configure(&config.worker.originals)?;
     let admin = admin_enabled(&config.worker);
-    let (registry, plugin_host) =
+    let (mut registry, plugin_host) =
         crate::plugins::registry(&config.worker, &id, &log_levels).await?;
+    registry.exactly_once_source =
+        Some(config.exactly_once == ferry_distributed::config::ExactlyOnceSourceSupport::Enabled);
     let running = boot::start(BootSettings {
         config,
         worker_id: id,

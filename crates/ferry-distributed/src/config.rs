@@ -106,6 +106,16 @@ pub struct DistributedConfig {
     pub key_ttl: Duration,
     pub key_size_bits: Option<usize>,
     pub verification_algorithms: Vec<String>,
+    pub exactly_once: ExactlyOnceSourceSupport,
+}
+
+/// `exactly.once.source.support` (KIP-618): `preparing` is the first step of a rolling upgrade
+/// of an existing cluster, `enabled` runs source tasks exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExactlyOnceSourceSupport {
+    Disabled,
+    Preparing,
+    Enabled,
 }
 
 fn millis(v: i64) -> Duration {
@@ -183,15 +193,16 @@ impl DistributedConfig {
                 ));
             }
         }
-        let exactly_once = string(EXACTLY_ONCE_SOURCE_SUPPORT)?.to_ascii_lowercase();
-        if exactly_once != "disabled" {
-            return Err(ConfigError::invalid_value(
-                EXACTLY_ONCE_SOURCE_SUPPORT,
-                &exactly_once,
-                "Ferry does not support exactly-once source connectors yet; only 'disabled' is accepted",
-            ));
-        }
+        let exactly_once = match string(EXACTLY_ONCE_SOURCE_SUPPORT)?
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "enabled" => ExactlyOnceSourceSupport::Enabled,
+            "preparing" => ExactlyOnceSourceSupport::Preparing,
+            _ => ExactlyOnceSourceSupport::Disabled,
+        };
         Ok(DistributedConfig {
+            exactly_once,
             group_id: string(GROUP_ID)?,
             config_topic: topic_settings(
                 props,
@@ -232,7 +243,14 @@ impl DistributedConfig {
     }
 
     pub fn warnings(&self) -> Vec<String> {
-        self.worker.warnings_for(&distributed_config_def())
+        let mut warnings = self.worker.warnings_for(&distributed_config_def());
+        if self.exactly_once != ExactlyOnceSourceSupport::Disabled {
+            warnings.push(format!(
+                "{EXACTLY_ONCE_SOURCE_SUPPORT}: as leader, Ferry writes the config topic without Java's transactional producer (transactional.id connect-cluster-{}), so a leader that lost its place in the group is not fenced out of the config topic; source tasks are fenced and write exactly once",
+                self.group_id
+            ));
+        }
+        warnings
     }
 
     /// `<group.id>-` or `<group.id>-<client.id>-`: the prefix of the internal clients' ids.

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
-use ferry_api::connector::{Connector, ConnectorContext, SourceConnector};
+use ferry_api::connector::{Connector, ConnectorContext, ExactlyOnceSupport, SourceConnector};
 use ferry_api::error::Result;
 use ferry_api::record::OffsetMap;
 use ferry_api::task::SourceTask;
@@ -108,5 +108,15 @@ impl Connector for FileStreamSourceConnector {
 impl SourceConnector for FileStreamSourceConnector {
     fn create_task(&self) -> Box<dyn SourceTask> {
         Box::new(FileStreamSourceTask::default())
+    }
+
+    /// As Java's: a file appended to only is read again from a stored position exactly; standard
+    /// input keeps no offsets.
+    fn exactly_once_support(&self, props: &ConfigMap) -> Option<ExactlyOnceSupport> {
+        Some(if props.get("file").is_some_and(|f| !f.is_empty()) {
+            ExactlyOnceSupport::Supported
+        } else {
+            ExactlyOnceSupport::Unsupported
+        })
     }
 }

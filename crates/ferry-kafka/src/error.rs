@@ -22,6 +22,12 @@ pub enum KafkaClientError {
     },
     #[error("topic {topic}: {message}")]
     Topic { topic: String, message: String },
+    /// A blocking client call could not finish (the thread running it was lost).
+    #[error("{operation} did not finish: {message}")]
+    Interrupted {
+        operation: &'static str,
+        message: String,
+    },
     /// Client settings that no client can be built with.
     #[error("invalid Kafka client settings: {0}")]
     Settings(String),

@@ -91,7 +91,8 @@ pub enum SendError {
 
 /// A producer whose delivery reports arrive on a channel.
 pub struct AckingProducer {
-    inner: ThreadedProducer<AckContext>,
+    /// Shared so the transaction calls, which block, can run on a blocking thread.
+    inner: Arc<ThreadedProducer<AckContext>>,
 }
 
 impl AckingProducer {
@@ -109,7 +110,12 @@ impl AckingProducer {
                 role: "producer",
                 cause,
             })?;
-        Ok((AckingProducer { inner }, rx))
+        Ok((
+            AckingProducer {
+                inner: Arc::new(inner),
+            },
+            rx,
+        ))
     }
 
     /// Queues one record; its acknowledgement arrives later with `seq`.
@@ -175,4 +181,62 @@ impl AckingProducer {
     pub fn in_flight(&self) -> i32 {
         self.inner.in_flight_count()
     }
+
+    /// Registers the producer's `transactional.id` with its coordinator, fencing out every
+    /// earlier producer of that id and aborting its open transaction.
+    pub async fn init_transactions(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        self.blocking("init transactions", move |p| p.init_transactions(timeout))
+            .await
+    }
+
+    pub fn begin_transaction(&self) -> Result<(), KafkaClientError> {
+        self.inner
+            .begin_transaction()
+            .map_err(KafkaClientError::op("begin transaction"))
+    }
+
+    /// Flushes every record of the transaction and commits it.
+    pub async fn commit_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        self.blocking("commit transaction", move |p| p.commit_transaction(timeout))
+            .await
+    }
+
+    pub async fn abort_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        self.blocking("abort transaction", move |p| p.abort_transaction(timeout))
+            .await
+    }
+
+    async fn blocking(
+        &self,
+        operation: &'static str,
+        call: impl FnOnce(&ThreadedProducer<AckContext>) -> rdkafka::error::KafkaResult<()>
+            + Send
+            + 'static,
+    ) -> Result<(), KafkaClientError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || call(&inner))
+            .await
+            .map_err(|e| KafkaClientError::Interrupted {
+                operation,
+                message: e.to_string(),
+            })?
+            .map_err(KafkaClientError::op(operation))
+    }
+}
+
+/// Fences every earlier producer of each transactional id, as Java's `Admin.fenceProducers`
+/// does: a producer of the id registers with the coordinator (a new epoch), which aborts the
+/// id's open transaction and refuses the older producers from then on.
+pub async fn fence_producers(
+    config: &ClientConfig,
+    transactional_ids: &[String],
+    timeout: Duration,
+) -> Result<(), KafkaClientError> {
+    for id in transactional_ids {
+        let mut config = config.clone();
+        config.set("transactional.id", id);
+        let (producer, _acks) = AckingProducer::new(&config)?;
+        producer.init_transactions(timeout).await?;
+    }
+    Ok(())
 }

@@ -125,7 +125,29 @@ impl TopicLog {
             .spawn(move || {
                 while !reader_stop.load(Ordering::Acquire) {
                     match reader.poll(POLL_INTERVAL) {
-                        None => {}
+                        // Transaction markers (and aborted records, for a read_committed reader)
+                        // are never handed out, yet the end offsets count them: the consumer's
+                        // own position moves past them, so take it whenever the topic is idle.
+                        None => {
+                            if let Ok(list) = reader.position() {
+                                positions_tx.send_if_modified(|positions| {
+                                    let mut moved = false;
+                                    for e in list.elements() {
+                                        let slot = usize::try_from(e.partition())
+                                            .ok()
+                                            .and_then(|p| positions.get_mut(p));
+                                        if let (Some(slot), Some(at)) = (slot, e.offset().to_raw())
+                                        {
+                                            if at > *slot {
+                                                *slot = at;
+                                                moved = true;
+                                            }
+                                        }
+                                    }
+                                    moved
+                                });
+                            }
+                        }
                         Some(Ok(message)) => {
                             let record = LogRecord {
                                 partition: message.partition(),

@@ -88,11 +88,25 @@ pub(crate) async fn submit_configs(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Internal endpoint for exactly-once sources in distributed mode; Java answers 500 here, but it
-/// is the client's mistake.
-pub(crate) async fn fence() -> ApiError {
-    ApiError::new(
-        StatusCode::BAD_REQUEST,
-        "Kafka Connect in standalone mode does not support exactly-once source connectors.",
-    )
+/// Internal endpoint (KIP-618): a worker about to start an exactly-once source task asks the
+/// leader to fence out the connector's earlier task generations, signed with the session key.
+pub(crate) async fn fence(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let request = InternalRequest {
+        signature: header("X-Connect-Authorization"),
+        algorithm: header("X-Connect-Request-Signature-Algorithm"),
+        body: body.to_vec(),
+    };
+    state.herder.fence_zombies(&name, request).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -21,6 +21,11 @@ pub(crate) enum Command {
     },
     /// `GET /health` (KIP-1017): answering proves the loop is not stuck.
     HealthCheck(Reply<()>),
+    /// KIP-618: fence out a source connector's earlier task generations (leader only).
+    FenceZombies {
+        name: String,
+        reply: Reply<Result<(), HerderError>>,
+    },
 }
 
 /// Carries out one command on the loop.
@@ -48,6 +53,9 @@ pub(crate) async fn execute(herder: &DistributedHerder, command: Command) {
         }
         Command::HealthCheck(reply) => {
             let _ = reply.send(());
+        }
+        Command::FenceZombies { name, reply } => {
+            let _ = reply.send(herder.fence_zombies_here(&name).await);
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Requests a worker sends to the leader on its own behalf: new task configs of a connector it
-//! runs, signed with the session key when the group uses the `sessioned` protocol.
+//! runs, and zombie fencing before its exactly-once source tasks start; signed with the session
+//! key when the group uses the `sessioned` protocol.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -57,6 +58,41 @@ pub async fn send_task_configs(
     }
     let answer = request
         .body(body)
+        .send()
+        .await
+        .map_err(|e| ForwardError::Unreachable {
+            url: url.clone(),
+            message: e.to_string(),
+        })?;
+    let status = answer.status();
+    if status.is_success() {
+        return Ok(());
+    }
+    Err(ForwardError::Refused {
+        status: status.as_u16(),
+        body: answer.text().await.unwrap_or_default(),
+    })
+}
+
+/// Asks the leader to fence out a source connector's earlier task generations (KIP-618), signed
+/// over the empty body as Java's workers sign it.
+pub async fn send_fence(
+    leader_url: &str,
+    connector: &str,
+    session_key: Option<&[u8]>,
+) -> Result<(), ForwardError> {
+    let url = format!(
+        "{}/connectors/{}/fence?forward=true",
+        leader_url.trim_end_matches('/'),
+        encode_path_segment(connector)
+    );
+    let mut request = client().put(&url);
+    if let Some(key) = session_key {
+        request = request
+            .header(SIGNATURE_HEADER, sign(key, b""))
+            .header(ALGORITHM_HEADER, HMAC_SHA256);
+    }
+    let answer = request
         .send()
         .await
         .map_err(|e| ForwardError::Unreachable {

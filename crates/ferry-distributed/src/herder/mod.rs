@@ -7,6 +7,7 @@ mod assign;
 pub(crate) mod commands;
 #[cfg(test)]
 mod fake_group;
+mod fencing;
 pub mod leader_client;
 mod membership;
 pub mod signing;
@@ -60,6 +61,8 @@ pub struct DistributedHerder {
     commands: mpsc::UnboundedSender<Command>,
     /// Woken each time a rebalance completes.
     pub(crate) settled: Notify,
+    /// This herder, for the exactly-once checks its source tasks call back.
+    me: std::sync::Weak<DistributedHerder>,
 }
 
 /// Sets a logger namespace's level on this worker.
@@ -191,7 +194,8 @@ impl DistributedHerder {
         logger_levels: Option<LoggerApplier>,
     ) -> (Arc<Self>, mpsc::UnboundedReceiver<Command>) {
         let (commands, command_requests) = mpsc::unbounded_channel();
-        let herder = Arc::new(DistributedHerder {
+        let herder = Arc::new_cyclic(|me| DistributedHerder {
+            me: me.clone(),
             commands,
             logger_levels,
             config,
@@ -504,6 +508,19 @@ impl Herder for DistributedHerder {
             .put_task_configs(name, configs)
             .await
             .map_err(store_error)
+    }
+
+    async fn fence_zombies(&self, name: &str, request: InternalRequest) -> Result<(), HerderError> {
+        if self.view().protocol_version >= 2 {
+            let key = self.snapshot().session_key().map(|k| k.key.clone());
+            signing::verify(
+                key.as_deref(),
+                &self.config.verification_algorithms,
+                &request,
+            )?;
+        }
+        self.require_leader()?;
+        self.request_fencing(name).await
     }
 
     /// From the snapshot, without the stale-config check of `connector_info`: a status read

@@ -40,9 +40,15 @@ impl DistributedHerder {
         self.worker
             .ensure_target_state(&id.connector, Self::target_of(snapshot, &id.connector));
         self.view().running.tasks.insert(id.clone());
-        if let Err(error) = self
-            .worker
-            .start_task(id.clone(), config, task_config.clone())
+        let exactly_once = self.exactly_once_for(
+            id,
+            &ConnectorConfig::from_stored(config),
+            self.kind_of(config),
+            snapshot.task_config_generation(&id.connector),
+        );
+        if let Err(error) =
+            self.worker
+                .start_task_with(id.clone(), config, task_config.clone(), exactly_once)
         {
             tracing::error!(task = %id, %error, "Failed to start task");
         }

@@ -209,6 +209,16 @@ impl KafkaConfigStore {
         lock(&self.state).logger_levels().clone()
     }
 
+    /// KIP-618: the connector's current task count, once its earlier generations are fenced
+    /// out (leader only).
+    pub async fn put_task_count(&self, name: &str, task_count: usize) -> Result<(), StoreError> {
+        self.write_and_read(vec![ConfigRecord::TaskCount {
+            connector: name.to_owned(),
+            task_count,
+        }])
+        .await
+    }
+
     pub async fn put_session_key(&self, key: SessionKey) -> Result<(), StoreError> {
         self.write_and_read(vec![ConfigRecord::SessionKey(key)])
             .await

@@ -32,11 +32,16 @@ pub const TOPICS_REGEX: &str = "topics.regex";
 pub const DLQ_TOPIC_NAME: &str = "errors.deadletterqueue.topic.name";
 pub const DLQ_REPLICATION_FACTOR: &str = "errors.deadletterqueue.topic.replication.factor";
 pub const DLQ_CONTEXT_HEADERS: &str = "errors.deadletterqueue.context.headers.enable";
+pub const EXACTLY_ONCE_SUPPORT: &str = "exactly.once.support";
+pub const TRANSACTION_BOUNDARY: &str = "transaction.boundary";
+pub const TRANSACTION_BOUNDARY_INTERVAL: &str = "transaction.boundary.interval.ms";
+pub const OFFSETS_STORAGE_TOPIC: &str = "offsets.storage.topic";
 
 const COMMON_GROUP: &str = "Common";
 const ERROR_GROUP: &str = "Error Handling";
 const TRANSFORMS_GROUP: &str = "Transforms";
 const PREDICATES_GROUP: &str = "Predicates";
+const EXACTLY_ONCE_GROUP: &str = "Exactly Once Support";
 
 /// Java's connector-name rule: not empty, and no ISO control characters.
 fn name_validator() -> Validator {
@@ -121,16 +126,24 @@ pub fn connector_config_def() -> ConfigDef {
 
 /// Source connectors add KIP-158's topic creation groups.
 pub fn source_connector_config_def() -> ConfigDef {
-    connector_config_def().define(
-        ConfigKey::new(
-            crate::worker::topic_creation::TOPIC_CREATION_GROUPS,
-            ConfigType::List,
-            value(""),
-            Importance::Low,
-            "Groups of configurations for topics created by source connectors",
-        )
-        .group("Topic Creation", 1, Width::Long, "Topic Creation Groups"),
-    )
+    use ConfigType::*;
+    use Importance::*;
+    let k = ConfigKey::new;
+    connector_config_def()
+        .define(k(crate::worker::topic_creation::TOPIC_CREATION_GROUPS, List, value(""), Low, "Groups of configurations for topics created by source connectors")
+            .group("Topic Creation", 1, Width::Long, "Topic Creation Groups"))
+        .define(k(EXACTLY_ONCE_SUPPORT, String, value("requested"), Medium, "Permitted values are requested, required. If set to \"required\", forces a preflight check for the connector to ensure that it can provide exactly-once semantics with the given configuration. Some connectors may be capable of providing exactly-once semantics but not signal to Connect that they support this; in that case, documentation for the connector should be consulted carefully before creating it, and the value for this property should be set to \"requested\". Additionally, if the value is set to \"required\" but the worker that performs preflight validation does not have exactly-once support enabled for source connectors, requests to create or validate the connector will fail.")
+            .validator(Validator::one_of_ignore_case(&["requested", "required"]))
+            .group(EXACTLY_ONCE_GROUP, 2, Width::Short, "Exactly once support"))
+        .define(k(TRANSACTION_BOUNDARY, String, value("poll"), Medium, "Permitted values are: poll, interval, connector. If set to 'poll', a new producer transaction will be started and committed for every batch of records that each task from this connector provides to Connect. If set to 'connector', relies on connector-defined transaction boundaries; note that not all connectors are capable of defining their own transaction boundaries, and in that case, attempts to instantiate a connector with this value will fail. Finally, if set to 'interval', commits transactions only after a user-defined time interval has passed.")
+            .validator(Validator::one_of_ignore_case(&["poll", "interval", "connector"]))
+            .group(EXACTLY_ONCE_GROUP, 3, Width::Short, "Transaction Boundary"))
+        .define(k(TRANSACTION_BOUNDARY_INTERVAL, Long, DefaultValue::Null, Low, "If 'transaction.boundary' is set to 'interval', determines the interval for producer transaction commits by connector tasks. If unset, defaults to the value of the worker-level 'offset.flush.interval.ms' property. It has no effect if a different transaction.boundary is specified.")
+            .validator(Validator::at_least(0.0))
+            .group(EXACTLY_ONCE_GROUP, 4, Width::Short, "Transaction boundary interval"))
+        .define(k(OFFSETS_STORAGE_TOPIC, String, DefaultValue::Null, Low, "The name of a separate offsets topic to use for this connector. If empty or not specified, the worker\u{2019}s global offsets topic name will be used. If specified, the offsets topic will be created if it does not already exist on the Kafka cluster targeted by this connector (which may be different from the one used for the worker's global offsets topic if the bootstrap.servers property of the connector's producer has been overridden from the worker's). Only applicable in distributed mode; in standalone mode, setting this property will have no effect.")
+            .validator(Validator::NonEmptyString)
+            .group("offsets.topic", 1, Width::Long, "Offsets topic"))
 }
 
 /// Sink connectors add the topics to read and the dead letter queue.

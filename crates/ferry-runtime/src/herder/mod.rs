@@ -2,6 +2,7 @@
 
 mod alias_validation;
 pub mod core;
+mod exactly_once_validation;
 mod offsets;
 mod standalone;
 mod standalone_core;
@@ -183,6 +184,19 @@ pub trait Herder: Send + Sync {
         // mistake.
         Err(HerderError::BadRequest(
             "Kafka Connect in standalone mode does not support externally setting task configurations."
+                .to_owned(),
+        ))
+    }
+    /// `PUT /connectors/{c}/fence` (KIP-618, an internal endpoint): fences out a source
+    /// connector's earlier task generations, on the leader.
+    async fn fence_zombies(
+        &self,
+        _name: &str,
+        _request: InternalRequest,
+    ) -> Result<(), HerderError> {
+        // Java answers 500; it is the client's mistake.
+        Err(HerderError::BadRequest(
+            "Kafka Connect in standalone mode does not support exactly-once source connectors."
                 .to_owned(),
         ))
     }

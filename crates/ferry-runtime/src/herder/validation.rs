@@ -107,6 +107,9 @@ fn resolved_config_infos(
     // Java lists each alias's keys after the framework's and before the connector's own.
     configs.extend(super::alias_validation::alias_infos(registry, config));
     let instance = (plugin.create)();
+    if let Some(enabled) = registry.exactly_once_source {
+        super::exactly_once_validation::check(enabled, plugin, &instance, config, &mut configs);
+    }
     let connector = instance.as_connector();
     let own = connector.config_def();
     for value in connector.validate(config) {

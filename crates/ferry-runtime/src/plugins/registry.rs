@@ -101,6 +101,9 @@ pub struct Registry {
     /// The worker's `key.converter`, `value.converter` and `header.converter`, which
     /// validation shows as the connector keys' defaults (KIP-891).
     pub worker_converters: WorkerConverters,
+    /// Distributed mode's `exactly.once.source.support=enabled` (`Some(false)` when not), whose
+    /// preflight checks validation adds (KIP-618); `None` in standalone mode, which has none.
+    pub exactly_once_source: Option<bool>,
 }
 
 /// The converters a worker gives connectors that set none.
@@ -255,6 +258,7 @@ impl Registry {
             config_transformer: None,
             client_overrides: Default::default(),
             worker_converters: WorkerConverters::default(),
+            exactly_once_source: None,
         }
     }
 

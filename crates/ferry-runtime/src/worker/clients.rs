@@ -18,15 +18,22 @@ use tokio::sync::mpsc;
 pub(crate) type PartitionOffsets = HashMap<(String, i32), i64>;
 
 /// Where the source pipeline sends records. Acknowledgements come back, tagged with the `seq`
-/// given to `send`, on the channel the producer was made with.
-pub(crate) trait RecordProducer: Send {
+/// given to `send`, on the channel the producer was made with. The transaction calls are used
+/// by exactly-once source tasks only, whose producer has a `transactional.id`.
+#[async_trait]
+pub(crate) trait RecordProducer: Send + Sync {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError>;
     /// A connection failure (authentication, TLS) that makes waiting for acknowledgements futile.
     fn connection_failure(&self) -> Option<String>;
     /// Records sent and not acknowledged yet.
     fn in_flight(&self) -> i32;
+    async fn init_transactions(&self, timeout: Duration) -> Result<(), KafkaClientError>;
+    fn begin_transaction(&self) -> Result<(), KafkaClientError>;
+    async fn commit_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError>;
+    async fn abort_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError>;
 }
 
+#[async_trait]
 impl RecordProducer for AckingProducer {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
         AckingProducer::send(self, record, seq)
@@ -38,6 +45,22 @@ impl RecordProducer for AckingProducer {
 
     fn in_flight(&self) -> i32 {
         AckingProducer::in_flight(self)
+    }
+
+    async fn init_transactions(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        AckingProducer::init_transactions(self, timeout).await
+    }
+
+    fn begin_transaction(&self) -> Result<(), KafkaClientError> {
+        AckingProducer::begin_transaction(self)
+    }
+
+    async fn commit_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        AckingProducer::commit_transaction(self, timeout).await
+    }
+
+    async fn abort_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        AckingProducer::abort_transaction(self, timeout).await
     }
 }
 

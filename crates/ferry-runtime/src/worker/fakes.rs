@@ -47,6 +47,8 @@ pub(crate) struct ProducerState {
     held: Mutex<Vec<usize>>,
     hold_acks: std::sync::atomic::AtomicBool,
     acks: Mutex<Option<mpsc::UnboundedSender<Ack>>>,
+    /// The transaction calls made, in order.
+    pub transactions: Mutex<Vec<TransactionCall>>,
 }
 
 impl ProducerState {
@@ -96,6 +98,7 @@ impl FakeProducer {
     }
 }
 
+#[async_trait]
 impl RecordProducer for FakeProducer {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
         lock(&self.0.sent).push(Sent {
@@ -120,6 +123,35 @@ impl RecordProducer for FakeProducer {
     fn in_flight(&self) -> i32 {
         lock(&self.0.held).len() as i32
     }
+
+    async fn init_transactions(&self, _timeout: Duration) -> Result<(), KafkaClientError> {
+        lock(&self.0.transactions).push(TransactionCall::Init);
+        Ok(())
+    }
+
+    fn begin_transaction(&self) -> Result<(), KafkaClientError> {
+        lock(&self.0.transactions).push(TransactionCall::Begin);
+        Ok(())
+    }
+
+    async fn commit_transaction(&self, _timeout: Duration) -> Result<(), KafkaClientError> {
+        lock(&self.0.transactions).push(TransactionCall::Commit);
+        Ok(())
+    }
+
+    async fn abort_transaction(&self, _timeout: Duration) -> Result<(), KafkaClientError> {
+        lock(&self.0.transactions).push(TransactionCall::Abort);
+        Ok(())
+    }
+}
+
+/// A transaction call made of a fake producer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TransactionCall {
+    Init,
+    Begin,
+    Commit,
+    Abort,
 }
 
 /// What the sink pipeline asked of its consumer, in order.
@@ -507,6 +539,7 @@ pub(crate) fn task_context(
         cancel: cancel.clone(),
         // The tests hand the pipeline its client themselves.
         clients: Arc::new(crate::worker::clients::KafkaClients),
+        exactly_once: None,
     };
     (
         ctx,

@@ -3,6 +3,7 @@
 pub mod auto_restart;
 mod clients;
 mod converters;
+pub mod exactly_once;
 #[cfg(any(test, feature = "test-support"))]
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod fakes;

@@ -18,12 +18,17 @@ use crate::status::{State, TopicTracker};
 use crate::storage::offset_codec::{encode_key, encode_offset};
 use crate::storage::offsets::ConnectorOffsetReader;
 use crate::worker::clients::RecordProducer;
+use crate::worker::exactly_once::{ExactlyOnce, TransactionBoundary};
 use crate::worker::submitted_records::{PartitionOffset, SubmittedRecords};
 use crate::worker::task_context::TaskContext;
 use crate::worker::topic_creation::{TopicCreation, TOPIC_CREATION_ENABLE};
 
 /// How long to wait for an acknowledgement when librdkafka's queue is full.
 const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(100);
+/// How long an exactly-once task's producer may take to register its transactional id.
+const INIT_TRANSACTIONS_TIMEOUT: Duration = Duration::from_secs(60);
+/// The sequence number of an offset record: no acknowledgement of it is awaited.
+const OFFSET_RECORD_SEQ: usize = usize::MAX;
 
 struct SourcePipeline {
     ctx: TaskContext,
@@ -38,6 +43,16 @@ struct SourcePipeline {
     header_bytes: Vec<(String, Option<Vec<u8>>)>,
     /// KIP-158: the connector's topic creation rules and the admin client that applies them.
     topic_creation: Option<(TopicCreation, ferry_kafka::admin::Admin)>,
+    /// An exactly-once task's transaction (KIP-618); `None` for at-least-once tasks.
+    transaction: Option<Transaction>,
+}
+
+/// An exactly-once task's current transaction.
+struct Transaction {
+    settings: ExactlyOnce,
+    /// Records were sent since the last commit.
+    open: bool,
+    last_commit: Instant,
 }
 
 /// The connector's topic creation, when the worker and the connector ask for it.
@@ -69,17 +84,37 @@ fn producer_config(
     let client_id = format!("connector-producer-{}-{}", ctx.id.connector, ctx.id.task);
     // Java's defaults for connector producers: all replicas acknowledge, one request in flight
     // per connection so retries keep order, and no delivery deadline.
-    let fixed = [
+    let mut fixed = vec![
         ("client.id", client_id.as_str()),
         ("acks", "all"),
-        ("enable.idempotence", "false"),
         ("max.in.flight.requests.per.connection", "1"),
-        ("message.timeout.ms", "0"),
         // Java's client partitions keyed records with murmur2; so must we, to land on the same
         // partitions as records Java Connect wrote.
         ("partitioner", "murmur2_random"),
     ];
-    ferry_kafka::client_config(ClientRole::Producer, &ctx.client_layers("producer"), &fixed)
+    if ctx.exactly_once.is_none() {
+        fixed.extend([("enable.idempotence", "false"), ("message.timeout.ms", "0")]);
+    }
+    let mut config =
+        ferry_kafka::client_config(ClientRole::Producer, &ctx.client_layers("producer"), &fixed)?;
+    if let Some(eos) = &ctx.exactly_once {
+        // As Java's exactly-once task producer: idempotent and transactional whatever the
+        // overrides say (a different value is overwritten, with a warning). A transactional
+        // producer's deliveries are bounded by its transaction timeout, so librdkafka's own
+        // message timeout stays.
+        for (key, value) in [
+            ("enable.idempotence", "true"),
+            ("transactional.id", eos.transactional_id.as_str()),
+        ] {
+            if let Some(given) = config.get(key).filter(|g| !g.eq_ignore_ascii_case(value)) {
+                tracing::warn!(
+                    "The value '{given}' for the '{key}' property will be ignored as it cannot be overridden for connectors when exactly-once source support is enabled. The value '{value}' will be used instead."
+                );
+            }
+            config.set(key, value);
+        }
+    }
+    Ok(config)
 }
 
 pub(crate) async fn run(ctx: TaskContext, task: Box<dyn SourceTask>) -> Result<(), ConnectError> {
@@ -121,11 +156,35 @@ pub(crate) async fn run_with(
     if !ctx.wait_while_paused().await {
         return Ok(());
     }
+    if let Some(eos) = &ctx.exactly_once {
+        if eos.boundary == TransactionBoundary::Connector {
+            return Err(ConnectError::other(
+                "Ferry does not support connector-defined transaction boundaries (transaction.boundary=connector) yet",
+            ));
+        }
+        // As Java's ExactlyOnceWorkerSourceTask: the leader fences earlier generations first,
+        // then this producer registers its id (fencing any zombie of the same task), then the
+        // task must still be current here.
+        eos.checks.before_producer(&ctx.id).await?;
+        producer
+            .init_transactions(INIT_TRANSACTIONS_TIMEOUT)
+            .await
+            .map_err(|e| {
+                ConnectError::with_source("Failed to initialize the transactional producer", e)
+            })?;
+        eos.checks.after_producer(&ctx.id).await?;
+    }
     task.start(&ctx.task_props, context).await?;
     ctx.report(State::Running, None);
     let topics = TopicTracker::new(ctx.worker.topic_tracking, &ctx.id, ctx.status.clone());
     let topic_creation = topic_creation(&ctx)?;
+    let transaction = ctx.exactly_once.clone().map(|settings| Transaction {
+        settings,
+        open: false,
+        last_commit: Instant::now(),
+    });
     let mut pipeline = SourcePipeline {
+        transaction,
         topic_creation,
         topics,
         ctx,
@@ -137,7 +196,7 @@ pub(crate) async fn run_with(
         header_bytes: Vec::new(),
     };
     let outcome = pipeline.execute().await;
-    let stopped = pipeline.stop().await;
+    let stopped = pipeline.stop(outcome.is_err()).await;
     outcome.and(stopped)
 }
 
@@ -151,12 +210,20 @@ impl SourcePipeline {
                 return Ok(());
             }
             if self.ctx.is_paused() {
-                self.commit_offsets().await;
+                if self.transaction.is_some() {
+                    self.commit_transaction().await?;
+                } else {
+                    self.commit_offsets().await;
+                }
                 if !self.ctx.wait_while_paused().await {
                     return Ok(());
                 }
+                if let Some(t) = self.transaction.as_mut() {
+                    t.last_commit = Instant::now();
+                }
             }
-            if Instant::now() >= next_commit {
+            // Exactly-once tasks commit with their transactions only.
+            if self.transaction.is_none() && Instant::now() >= next_commit {
                 self.commit_offsets().await;
                 next_commit = Instant::now() + interval;
             }
@@ -175,8 +242,93 @@ impl SourcePipeline {
             for record in batch {
                 self.send(record).await?;
             }
+            self.batch_dispatched().await?;
             self.ctx.metrics.set_active(self.submitted.outstanding());
         }
+    }
+
+    /// A batch is sent (or the poll returned nothing): an exactly-once task commits its
+    /// transaction when its boundary says so.
+    async fn batch_dispatched(&mut self) -> Result<(), ConnectError> {
+        let Some(t) = self.transaction.as_ref() else {
+            return Ok(());
+        };
+        let due = match t.settings.boundary {
+            TransactionBoundary::Poll => true,
+            TransactionBoundary::Interval(every) => t.last_commit.elapsed() >= every,
+            TransactionBoundary::Connector => false,
+        };
+        if due {
+            self.commit_transaction().await?;
+        }
+        Ok(())
+    }
+
+    /// Writes the offsets of the records sent in the open transaction with the same producer,
+    /// then commits it: the records and their offsets become visible together, or neither.
+    /// A failure fails the task, as in Java; its records are aborted with the transaction.
+    async fn commit_transaction(&mut self) -> Result<(), ConnectError> {
+        let Some(t) = self.transaction.as_mut() else {
+            return Ok(());
+        };
+        if !t.open {
+            t.last_commit = Instant::now();
+            if let Err(error) = self.task.commit().await {
+                tracing::warn!(%error, "Task commit hook failed");
+            }
+            return Ok(());
+        }
+        let offsets_topic = t.settings.offsets_topic.clone();
+        let failed = |e: &dyn std::fmt::Display| {
+            ConnectError::other(format!(
+                "Failed to flush offsets and/or records for task {}: {e}",
+                self.ctx.id
+            ))
+        };
+        for (partition, offset) in self.submitted.latest() {
+            let key = encode_key(&self.ctx.id.connector, &partition)?;
+            let value = encode_offset(&offset)?;
+            let record = OutgoingRecord {
+                topic: &offsets_topic,
+                partition: None,
+                key: Some(&key),
+                value: Some(&value),
+                timestamp: None,
+                headers: Vec::new(),
+            };
+            loop {
+                match self.producer.send(&record, OFFSET_RECORD_SEQ) {
+                    Ok(()) => break,
+                    Err(SendError::QueueFull) => tokio::time::sleep(QUEUE_FULL_BACKOFF).await,
+                    Err(SendError::Fatal(e)) => return Err(failed(&e)),
+                }
+            }
+        }
+        let started = Instant::now();
+        self.producer
+            .commit_transaction(
+                self.ctx
+                    .worker
+                    .offset_flush_timeout
+                    .max(INIT_TRANSACTIONS_TIMEOUT),
+            )
+            .await
+            .map_err(|e| failed(&e))?;
+        self.ctx
+            .metrics
+            .offset_commit_time_ms
+            .record(elapsed_ms(started));
+        if let Some(t) = self.transaction.as_mut() {
+            t.open = false;
+            t.last_commit = Instant::now();
+        }
+        // The commit flushed every record: their acknowledgements are in.
+        self.drain_acks()?;
+        let _ = self.submitted.committable();
+        if let Err(error) = self.task.commit().await {
+            tracing::warn!(%error, "Task commit hook failed");
+        }
+        Ok(())
     }
 
     /// Tolerates (or not) a failed stage of one record; a tolerated record is skipped and
@@ -292,6 +444,19 @@ impl SourcePipeline {
                 .map(|(k, v)| (k.as_str(), v.as_deref()))
                 .collect(),
         };
+        if let Some(t) = self.transaction.as_mut() {
+            if topic == t.settings.offsets_topic {
+                return Err(ConnectError::other(
+                    "Source tasks may not produce to their own offsets topics when exactly-once support is enabled",
+                ));
+            }
+            if !t.open {
+                self.producer
+                    .begin_transaction()
+                    .map_err(|e| ConnectError::with_source("Failed to begin a transaction", e))?;
+                t.open = true;
+            }
+        }
         let seq = self.submitted.next_seq();
         loop {
             match self.producer.send(&outgoing, seq) {
@@ -445,8 +610,28 @@ impl SourcePipeline {
     }
 
     /// The stop path: stop the task, wait for outstanding acknowledgements, commit once more.
-    async fn stop(&mut self) -> Result<(), ConnectError> {
+    /// An exactly-once task commits its last transaction, unless it failed.
+    async fn stop(&mut self, failed: bool) -> Result<(), ConnectError> {
         let stopped = self.task.stop().await;
+        if let Some(t) = &self.transaction {
+            let committed = if !failed {
+                self.commit_transaction().await
+            } else if t.open {
+                // Abort at once, rather than leave read_committed consumers waiting for the
+                // transaction to time out.
+                if let Err(error) = self
+                    .producer
+                    .abort_transaction(INIT_TRANSACTIONS_TIMEOUT)
+                    .await
+                {
+                    tracing::warn!(%error, "Could not abort the failed task's transaction");
+                }
+                Ok(())
+            } else {
+                Ok(())
+            };
+            return stopped.and(committed);
+        }
         // librdkafka's own thread keeps delivering while we wait, so waiting asynchronously for
         // the in-flight count to reach zero is a flush that does not block the runtime.
         let deadline = Instant::now() + self.ctx.worker.offset_flush_timeout;

@@ -164,3 +164,115 @@ async fn a_pause_commits_what_was_acknowledged_and_polls_no_more_until_resumed()
     (&mut run.done).await.unwrap().unwrap();
     assert_eq!(run.stored().as_deref(), Some(r#"{"position":6}"#));
 }
+
+/// Records what an exactly-once task asked around its producer's start.
+#[derive(Default)]
+struct Checks {
+    calls: Mutex<Vec<&'static str>>,
+    refuse_fencing: bool,
+}
+
+#[async_trait]
+impl crate::worker::exactly_once::ExactlyOnceChecks for Checks {
+    async fn before_producer(&self, _: &crate::status::TaskId) -> Result<()> {
+        self.calls.lock().unwrap().push("fence");
+        if self.refuse_fencing {
+            return Err(ConnectError::other("Zombie fencing failed"));
+        }
+        Ok(())
+    }
+
+    async fn after_producer(&self, _: &crate::status::TaskId) -> Result<()> {
+        self.calls.lock().unwrap().push("still current");
+        Ok(())
+    }
+}
+
+fn start_exactly_once(checks: Arc<Checks>) -> Running {
+    let (mut ctx, handles) = task_context(TaskKind::Source, &[("topic", "t")], 3_600_000);
+    ctx.exactly_once = Some(crate::worker::exactly_once::ExactlyOnce {
+        transactional_id: "group-c-0".to_owned(),
+        offsets_topic: "connect-offsets".to_owned(),
+        boundary: crate::worker::exactly_once::TransactionBoundary::Poll,
+        checks,
+    });
+    let (producer, state, acks) = FakeProducer::new();
+    let batches = Arc::new(Mutex::new(VecDeque::new()));
+    let task = Box::new(ScriptedSource(batches.clone()));
+    let done = tokio::spawn(run_with(ctx, task, Box::new(producer), acks));
+    Running {
+        batches,
+        producer: state,
+        handles,
+        done,
+    }
+}
+
+#[tokio::test]
+async fn an_exactly_once_task_writes_each_poll_and_its_offsets_in_one_transaction() {
+    use crate::worker::fakes::TransactionCall::*;
+    let checks = Arc::new(Checks::default());
+    let mut run = start_exactly_once(checks.clone());
+    run.emit(lines(0, 2));
+    run.emit(lines(2, 3));
+    let transactions = || run.producer.transactions.lock().unwrap().clone();
+    until("two transactions committed", || {
+        transactions().iter().filter(|c| **c == Commit).count() == 2
+    })
+    .await;
+    assert_eq!(
+        *checks.calls.lock().unwrap(),
+        ["fence", "still current"],
+        "fenced before the producer starts, checked after"
+    );
+    assert_eq!(transactions(), [Init, Begin, Commit, Begin, Commit]);
+    let sent: Vec<(String, Option<String>)> = run
+        .producer
+        .sent
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| (s.topic.clone(), s.value.clone()))
+        .collect();
+    let offsets = |position: i64| {
+        (
+            "connect-offsets".to_owned(),
+            Some(format!(r#"{{"position":{position}}}"#)),
+        )
+    };
+    let record = |v: &str| ("t".to_owned(), Some(v.to_owned()));
+    assert_eq!(
+        sent,
+        [
+            record("r0"),
+            record("r1"),
+            offsets(2),
+            record("r2"),
+            offsets(3)
+        ],
+        "each transaction carries its records, then their offsets"
+    );
+    assert_eq!(
+        run.stored(),
+        None,
+        "nothing goes through the worker's offset writer"
+    );
+    run.handles.cancel.cancel();
+    (&mut run.done).await.unwrap().unwrap();
+    assert_eq!(transactions().len(), 5, "nothing open: no more commits");
+}
+
+#[tokio::test]
+async fn an_exactly_once_task_whose_fencing_fails_never_starts_its_producer() {
+    let checks = Arc::new(Checks {
+        refuse_fencing: true,
+        ..Checks::default()
+    });
+    let mut run = start_exactly_once(checks);
+    let outcome = (&mut run.done).await.unwrap();
+    assert!(
+        outcome.is_err_and(|e| e.to_string().contains("Zombie fencing failed")),
+        "the task fails"
+    );
+    assert!(run.producer.transactions.lock().unwrap().is_empty());
+}

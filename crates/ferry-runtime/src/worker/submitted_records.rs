@@ -100,6 +100,30 @@ impl SubmittedRecords {
     }
 }
 
+impl SubmittedRecords {
+    /// For each source partition, the offset of its last submitted record, acknowledged or not:
+    /// what an exactly-once task writes in the transaction that carries those records.
+    pub fn latest(&self) -> Vec<PartitionOffset> {
+        let mut latest: Vec<PartitionOffset> = Vec::new();
+        for entry in &self.entries {
+            let (Some(partition), Some(offset)) = (
+                entry.record.source_partition.as_ref(),
+                entry.record.source_offset.as_ref(),
+            ) else {
+                continue;
+            };
+            match latest
+                .iter_mut()
+                .find(|(p, _)| same_partition(Some(p), Some(partition)))
+            {
+                Some(slot) => slot.1 = offset.clone(),
+                None => latest.push((partition.clone(), offset.clone())),
+            }
+        }
+        latest
+    }
+}
+
 fn same_partition(a: Option<&Arc<OffsetMap>>, b: Option<&Arc<OffsetMap>>) -> bool {
     match (a, b) {
         (None, None) => true,

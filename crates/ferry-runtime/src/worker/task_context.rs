@@ -52,6 +52,8 @@ pub(crate) struct TaskContext {
     pub cancel: CancellationToken,
     /// Makes the task's producer or consumer.
     pub clients: Arc<dyn ClientFactory>,
+    /// Set for a source task that runs exactly once (distributed mode, KIP-618).
+    pub exactly_once: Option<crate::worker::exactly_once::ExactlyOnce>,
 }
 
 impl TaskContext {

@@ -22,6 +22,7 @@ use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
 use crate::worker::auto_restart::{RestartPolicy, RestartTarget, RestartTracker};
 use crate::worker::clients::{ClientFactory, KafkaClients};
 use crate::worker::converters::task_converters;
+use crate::worker::exactly_once::ExactlyOnce;
 use crate::worker::task_context::{TargetState, TaskContext};
 use crate::worker::transformation_chain::TransformationChain;
 use crate::worker::{sink_task, source_task};
@@ -484,11 +485,23 @@ impl Worker {
         connector_props: &ConfigMap,
         task_props: ConfigMap,
     ) -> Result<(), ConnectorRuntimeError> {
+        self.start_task_with(id, connector_props, task_props, None)
+    }
+
+    /// Starts one task; a source task given `exactly_once` writes its records and offsets in
+    /// transactions (distributed mode with `exactly.once.source.support=enabled`).
+    pub fn start_task_with(
+        &self,
+        id: TaskId,
+        connector_props: &ConfigMap,
+        task_props: ConfigMap,
+        exactly_once: Option<ExactlyOnce>,
+    ) -> Result<(), ConnectorRuntimeError> {
         let (connector_props, task_props) = (
             &self.registry.resolve(connector_props),
             self.registry.resolve(&task_props),
         );
-        let built = self.build_task(&id, connector_props, task_props);
+        let built = self.build_task(&id, connector_props, task_props, exactly_once);
         let (ctx, runner) = match built {
             Ok(b) => b,
             Err(e) => {
@@ -553,6 +566,7 @@ impl Worker {
         id: &TaskId,
         connector_props: &ConfigMap,
         task_props: ConfigMap,
+        exactly_once: Option<ExactlyOnce>,
     ) -> Result<
         (
             TaskContext,
@@ -626,6 +640,7 @@ impl Worker {
             target,
             cancel,
             clients: self.clients.clone(),
+            exactly_once,
         };
         let runner: Box<
             dyn FnOnce(TaskContext) -> futures::future::BoxFuture<'static, Result<(), ConnectError>>

@@ -1,0 +1,132 @@
+//! Distributed mode's preflight checks of a source connector's exactly-once keys (KIP-618), as
+//! Java's `DistributedHerder.validateSourceConnectorConfig` adds them to the validation.
+
+use ferry_api::connector::{AnyConnector, ExactlyOnceSupport};
+use ferry_api::ConfigMap;
+
+use super::validation::ConfigInfo;
+use crate::config::connector::{EXACTLY_ONCE_SUPPORT, TRANSACTION_BOUNDARY};
+use crate::plugins::ConnectorPlugin;
+
+/// Adds the errors of `exactly.once.support=required` and `transaction.boundary=connector` to
+/// their keys, when those keys have no error yet. `enabled`: the worker's
+/// `exactly.once.source.support=enabled`.
+pub(crate) fn check(
+    enabled: bool,
+    plugin: &ConnectorPlugin,
+    instance: &AnyConnector,
+    config: &ConfigMap,
+    configs: &mut [ConfigInfo],
+) {
+    let AnyConnector::Source(connector) = instance else {
+        return;
+    };
+    let asks = |key: &str, value: &str| {
+        config
+            .get(key)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case(value))
+    };
+    if asks(EXACTLY_ONCE_SUPPORT, "required") {
+        let mut errors = Vec::new();
+        if !enabled {
+            errors
+                .push("This worker does not have exactly-once source support enabled.".to_owned());
+        }
+        if plugin.hosted {
+            errors.push("Ferry cannot ask a connector from plugin.path whether it supports exactly-once semantics yet; set this property to \"requested\" after consulting the connector's documentation.".to_owned());
+        } else {
+            match connector.exactly_once_support(config) {
+                Some(ExactlyOnceSupport::Supported) => {}
+                Some(ExactlyOnceSupport::Unsupported) => errors.push(
+                    "The connector does not support exactly-once semantics with the provided configuration."
+                        .to_owned(),
+                ),
+                None => errors.push("The connector does not implement the API required for preflight validation of exactly-once source support. Please consult the documentation for the connector to determine whether it supports exactly-once semantics, and then consider reconfiguring the connector to use the value \"requested\" for this property (which will disable this preflight check and allow the connector to be created).".to_owned()),
+            }
+        }
+        add(configs, EXACTLY_ONCE_SUPPORT, errors);
+    }
+    if asks(TRANSACTION_BOUNDARY, "connector") {
+        // Ferry's connectors define no transaction boundaries, and Ferry cannot run those that
+        // do from plugin.path yet.
+        let error = if plugin.hosted {
+            "Ferry does not support connector-defined transaction boundaries for connectors from plugin.path yet. Please reconfigure it to use a different transaction boundary definition."
+        } else {
+            "The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."
+        };
+        add(configs, TRANSACTION_BOUNDARY, vec![error.to_owned()]);
+    }
+}
+
+/// Java adds these only to a key that has no error yet.
+fn add(configs: &mut [ConfigInfo], key: &str, errors: Vec<String>) {
+    if let Some(value) = configs
+        .iter_mut()
+        .filter_map(|c| c.value.as_mut())
+        .find(|v| v.name == key && v.errors.is_empty())
+    {
+        value.errors.extend(errors);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::herder::config_infos;
+    use crate::plugins::Registry;
+
+    /// The errors validation reports for `key`.
+    fn errors(exactly_once_source: Option<bool>, pairs: &[(&str, &str)], key: &str) -> Vec<String> {
+        let mut registry = Registry::builtin();
+        registry.exactly_once_source = exactly_once_source;
+        let mut config: ferry_api::ConfigMap = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        config.insert("name".to_owned(), "src".to_owned());
+        config.insert("connector.class".to_owned(), "FileStreamSource".to_owned());
+        config.insert("topic".to_owned(), "t".to_owned());
+        let (infos, _) = config_infos(&registry, &config).unwrap();
+        infos
+            .configs
+            .iter()
+            .filter_map(|c| c.value.as_ref())
+            .find(|v| v.name == key)
+            .map(|v| v.errors.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn required_exactly_once_needs_a_worker_with_it_enabled_and_a_connector_that_says_so() {
+        let required = [("exactly.once.support", "required"), ("file", "/in.txt")];
+        assert_eq!(
+            errors(Some(false), &required, "exactly.once.support"),
+            ["This worker does not have exactly-once source support enabled."]
+        );
+        assert!(errors(Some(true), &required, "exactly.once.support").is_empty());
+        assert_eq!(
+            errors(Some(true), &[("exactly.once.support", "REQUIRED")], "exactly.once.support"),
+            ["The connector does not support exactly-once semantics with the provided configuration."],
+            "standard input keeps no offsets"
+        );
+        assert!(
+            errors(None, &required, "exactly.once.support").is_empty(),
+            "standalone mode has no preflight check"
+        );
+    }
+
+    #[test]
+    fn connector_defined_boundaries_are_refused_in_distributed_mode() {
+        let connector = [("transaction.boundary", "connector"), ("file", "/in.txt")];
+        assert_eq!(
+            errors(Some(false), &connector, "transaction.boundary"),
+            ["The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."]
+        );
+        assert!(errors(None, &connector, "transaction.boundary").is_empty());
+        assert!(errors(
+            Some(true),
+            &[("transaction.boundary", "interval")],
+            "transaction.boundary"
+        )
+        .is_empty());
+    }
+}
