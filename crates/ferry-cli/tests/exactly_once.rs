@@ -252,3 +252,154 @@ fn a_zombie_source_task_is_fenced_and_nothing_it_sends_afterwards_is_seen() {
     assert!(got == want, "every line once, in the file's order");
     workers.stop();
 }
+
+/// One worker of a mixed cluster: Java Connect 4.1.1 or Ferry, restartable with its own file.
+struct Member {
+    java: bool,
+    port: u16,
+    props: std::path::PathBuf,
+    process: Option<Ferry>,
+}
+
+impl Member {
+    fn new(dir: &Path, group: &str, java: bool) -> Member {
+        let port = port();
+        // Java Connect scans the class path only (no plugin.path here), as the other tests run it.
+        let extra = format!(
+            "{EXACTLY_ONCE}scheduled.rebalance.max.delay.ms=0\n{}",
+            if java {
+                "plugin.discovery=only_scan\n"
+            } else {
+                ""
+            }
+        );
+        let props = distributed_properties(dir, port, group, &extra);
+        let mut member = Member {
+            java,
+            port,
+            props,
+            process: None,
+        };
+        member.start(dir);
+        member
+    }
+
+    fn start(&mut self, dir: &Path) {
+        let process = if self.java {
+            java_distributed_worker(dir, self.port, &self.props)
+        } else {
+            Ferry::distributed(dir, self.port, &self.props)
+        };
+        wait_until("the worker to join the group", SLOW, || {
+            process.get("/health").is_some_and(|(code, _)| code == 200)
+        });
+        self.process = Some(process);
+    }
+
+    /// The crash path: SIGKILL.
+    fn kill9(&mut self) {
+        self.process.take().expect("running").kill9();
+    }
+
+    /// A graceful stop: SIGTERM.
+    fn stop(&mut self) {
+        let process = self.process.take().expect("running");
+        if self.java {
+            process.terminate();
+        } else {
+            process.stop();
+        }
+    }
+
+    fn worker(&self) -> &Ferry {
+        self.process.as_ref().expect("running")
+    }
+
+    fn id(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+#[test]
+fn java_and_ferry_workers_of_one_exactly_once_cluster_hand_a_source_back_and_forth_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let group = unique("eos-mixed");
+    // Java first: it leads the group at the start, Ferry later on.
+    let mut members = [
+        Member::new(dir.path(), &group, true),
+        Member::new(dir.path(), &group, false),
+    ];
+    const ROUND: usize = 5_000;
+    const ROUNDS: usize = 4;
+    std::fs::write(dir.path().join("in.txt"), numbered_lines(0, ROUND)).unwrap();
+    let topic = unique("eos-mixed-topic");
+    create_topic(&topic);
+    let name = unique("eos-mixed-src");
+    // Through Ferry, a follower: the request is forwarded to Java, the leader.
+    create(members[1].worker(), &source(dir.path(), &name, &topic, 500));
+
+    // Each round the worker running the task stops (SIGTERM, or SIGKILL every other round); the
+    // other takes the task over (its producer fences the old one's, and the leader, Java or
+    // Ferry, records the task count); more lines arrive; the stopped worker comes back.
+    for round in 1..ROUNDS {
+        let mut running_on = None;
+        wait_until("the task RUNNING, both workers agreeing", SLOW, || {
+            let seen: Vec<Option<String>> = members
+                .iter()
+                .map(|m| owner(&m.worker().status(&name)))
+                .collect();
+            running_on = seen[0]
+                .clone()
+                .filter(|o| seen[1].as_deref() == Some(o))
+                .and_then(|o| members.iter().position(|m| m.id() == o));
+            running_on.is_some()
+        });
+        let from = running_on.unwrap();
+        let to = 1 - from;
+        if round % 2 == 0 {
+            members[from].kill9();
+        } else {
+            members[from].stop();
+        }
+        let heir = members[to].id();
+        wait_until("the task moved", SLOW, || {
+            owner(&members[to].worker().status(&name)).as_deref() == Some(heir.as_str())
+        });
+        let mut input = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join("in.txt"))
+            .unwrap();
+        std::io::Write::write_all(
+            &mut input,
+            numbered_lines(round * ROUND, (round + 1) * ROUND).as_bytes(),
+        )
+        .unwrap();
+        members[from].start(dir.path());
+    }
+    let got = read_committed(&topic, ROUNDS * ROUND);
+    let want: Vec<String> = numbered_lines(0, ROUNDS * ROUND)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let logs: String = members
+        .iter()
+        .map(|m| {
+            format!(
+                "==== {} (java: {}) ====\n{}",
+                m.port,
+                m.java,
+                m.worker().log_text()
+            )
+        })
+        .collect();
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "nothing twice, nothing lost\n{}",
+        &logs[logs.len().saturating_sub(30_000)..]
+    );
+    assert!(got == want, "every line once, in the file's order");
+    for mut m in members {
+        m.stop();
+    }
+}
