@@ -65,7 +65,10 @@ fn bench_smoke_run_reports_every_workload_and_system() {
         ("W8 RSS after Debezium", &["ferry", "java"][..]),
         ("W9 MirrorMaker 2 replication", &["ferry", "java"][..]),
         ("W9 RSS after MirrorMaker 2", &["ferry", "java"][..]),
-        ("W1 exactly-once, interval boundary (1 s)", &["ferry", "java"][..]),
+        (
+            "W1 exactly-once, interval boundary (1 s)",
+            &["ferry", "java"][..],
+        ),
         ("W1 exactly-once, poll boundary", &["ferry", "java"][..]),
     ];
     if !markdown.contains("W3 skipped") {

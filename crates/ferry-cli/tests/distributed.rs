@@ -122,23 +122,6 @@ fn task_workers(status: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn create_topic(topic: &str, partitions: i32) {
-    let mut config = ferry_kafka::rdkafka::ClientConfig::new();
-    config.set("bootstrap.servers", bootstrap());
-    let admin = ferry_kafka::admin::Admin::new(&config).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
-        name: topic.to_owned(),
-        partitions,
-        replication_factor: 1,
-        configs: vec![],
-    }))
-    .unwrap();
-}
-
 /// Java answers 409 while a rebalance is pending; clients try again, and so do these tests.
 fn retry_conflicts(mut call: impl FnMut() -> (u16, serde_json::Value)) -> (u16, serde_json::Value) {
     let mut answer = None;

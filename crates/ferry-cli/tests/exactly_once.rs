@@ -16,23 +16,6 @@ use support::*;
 const SLOW: Duration = Duration::from_secs(120);
 const EXACTLY_ONCE: &str = "exactly.once.source.support=enabled\n";
 
-fn create_topic(topic: &str) {
-    let mut config = ClientConfig::new();
-    config.set("bootstrap.servers", bootstrap());
-    let admin = ferry_kafka::admin::Admin::new(&config).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
-        name: topic.to_owned(),
-        partitions: 1,
-        replication_factor: 1,
-        configs: vec![],
-    }))
-    .unwrap();
-}
-
 /// Every committed record of a one-partition topic, in order: reads until `expected` have come
 /// and then a few quiet seconds more, so records beyond them (duplicates) show too.
 fn read_committed(topic: &str, expected: usize) -> Vec<String> {
@@ -63,6 +46,22 @@ fn read_committed(topic: &str, expected: usize) -> Vec<String> {
         }
     }
     values
+}
+
+/// The judge's verdict: the topic holds lines `0..lines` of the input, each once, in order.
+fn assert_every_line_once(topic: &str, lines: usize, logs: &str) {
+    let got = read_committed(topic, lines);
+    let want: Vec<String> = numbered_lines(0, lines)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "a read_committed consumer must see every line exactly once\n{}",
+        &logs[logs.len().saturating_sub(30_000)..]
+    );
+    assert!(got == want, "every line once, in the file's order");
 }
 
 fn source(dir: &Path, name: &str, topic: &str, batch: usize) -> String {
@@ -163,7 +162,7 @@ fn an_exactly_once_source_killed_again_and_again_writes_every_line_once_and_in_o
     const LINES: usize = 200_000;
     std::fs::write(dir.path().join("in.txt"), numbered_lines(0, LINES)).unwrap();
     let topic = unique("eos-kill-topic");
-    create_topic(&topic);
+    create_topic(&topic, 1);
     let name = unique("eos-kill-src");
     create(
         &workers.running[0],
@@ -179,19 +178,7 @@ fn an_exactly_once_source_killed_again_and_again_writes_every_line_once_and_in_o
         workers.add();
     }
     workers.task_owner(&name);
-    let got = read_committed(&topic, LINES);
-    let want: Vec<String> = numbered_lines(0, LINES)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    let logs = workers.logs();
-    assert_eq!(
-        got.len(),
-        want.len(),
-        "a read_committed consumer must see every line exactly once\n{}",
-        &logs[logs.len().saturating_sub(20_000)..]
-    );
-    assert!(got == want, "every line once, in the file's order");
+    assert_every_line_once(&topic, LINES, &workers.logs());
     workers.stop();
 }
 
@@ -215,7 +202,7 @@ fn a_zombie_source_task_is_fenced_and_nothing_it_sends_afterwards_is_seen() {
     const HALF: usize = 20_000;
     std::fs::write(dir.path().join("in.txt"), numbered_lines(0, HALF)).unwrap();
     let topic = unique("eos-zombie-topic");
-    create_topic(&topic);
+    create_topic(&topic, 1);
     let name = unique("eos-zombie-src");
     // Small batches: many transactions, so the zombie is likely to hold one open.
     create(&workers.running[0], &source(dir.path(), &name, &topic, 50));
@@ -237,19 +224,7 @@ fn a_zombie_source_task_is_fenced_and_nothing_it_sends_afterwards_is_seen() {
     std::io::Write::write_all(&mut input, numbered_lines(HALF, 2 * HALF).as_bytes()).unwrap();
     signal(&workers.running[zombie], "-CONT");
 
-    let got = read_committed(&topic, 2 * HALF);
-    let want: Vec<String> = numbered_lines(0, 2 * HALF)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    let logs = workers.logs();
-    assert_eq!(
-        got.len(),
-        want.len(),
-        "nothing twice, nothing lost\n{}",
-        &logs[logs.len().saturating_sub(20_000)..]
-    );
-    assert!(got == want, "every line once, in the file's order");
+    assert_every_line_once(&topic, 2 * HALF, &workers.logs());
     workers.stop();
 }
 
@@ -333,7 +308,7 @@ fn java_and_ferry_workers_of_one_exactly_once_cluster_hand_a_source_back_and_for
     const ROUNDS: usize = 4;
     std::fs::write(dir.path().join("in.txt"), numbered_lines(0, ROUND)).unwrap();
     let topic = unique("eos-mixed-topic");
-    create_topic(&topic);
+    create_topic(&topic, 1);
     let name = unique("eos-mixed-src");
     // Through Ferry, a follower: the request is forwarded to Java, the leader.
     create(members[1].worker(), &source(dir.path(), &name, &topic, 500));
@@ -376,11 +351,6 @@ fn java_and_ferry_workers_of_one_exactly_once_cluster_hand_a_source_back_and_for
         .unwrap();
         members[from].start(dir.path());
     }
-    let got = read_committed(&topic, ROUNDS * ROUND);
-    let want: Vec<String> = numbered_lines(0, ROUNDS * ROUND)
-        .lines()
-        .map(str::to_owned)
-        .collect();
     let logs: String = members
         .iter()
         .map(|m| {
@@ -392,13 +362,7 @@ fn java_and_ferry_workers_of_one_exactly_once_cluster_hand_a_source_back_and_for
             )
         })
         .collect();
-    assert_eq!(
-        got.len(),
-        want.len(),
-        "nothing twice, nothing lost\n{}",
-        &logs[logs.len().saturating_sub(30_000)..]
-    );
-    assert!(got == want, "every line once, in the file's order");
+    assert_every_line_once(&topic, ROUNDS * ROUND, &logs);
     for mut m in members {
         m.stop();
     }

@@ -197,6 +197,13 @@ impl AckingProducer {
 
     /// Flushes every record of the transaction and commits it.
     pub async fn commit_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        // The client's own flush, which the commit starts with, waits in steps of 100 ms for
+        // the deliveries our polling thread hands out; waiting for them here first keeps a
+        // commit to the broker's round trips (about 100 ms less per transaction).
+        let deadline = tokio::time::Instant::now() + timeout;
+        while self.in_flight() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
         self.blocking("commit transaction", move |p| p.commit_transaction(timeout))
             .await
     }

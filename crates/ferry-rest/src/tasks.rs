@@ -56,6 +56,21 @@ pub(crate) async fn restart(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// A worker-to-worker request: its signature headers and the exact body bytes they sign.
+fn internal_request(headers: &HeaderMap, body: &Bytes) -> InternalRequest {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    InternalRequest {
+        signature: header("X-Connect-Authorization"),
+        algorithm: header("X-Connect-Request-Signature-Algorithm"),
+        body: body.to_vec(),
+    }
+}
+
 /// Internal endpoint: the worker running a connector sends its task configs to the leader,
 /// signed with the session key. The exact body bytes go to the herder, which checks the MAC.
 pub(crate) async fn submit_configs(
@@ -70,17 +85,7 @@ pub(crate) async fn submit_configs(
             format!("Invalid task configs: {e}"),
         )
     })?;
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
-    let request = InternalRequest {
-        signature: header("X-Connect-Authorization"),
-        algorithm: header("X-Connect-Request-Signature-Algorithm"),
-        body: body.to_vec(),
-    };
+    let request = internal_request(&headers, &body);
     state
         .herder
         .put_task_configs(&name, configs, request)
@@ -96,17 +101,7 @@ pub(crate) async fn fence(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
-    let request = InternalRequest {
-        signature: header("X-Connect-Authorization"),
-        algorithm: header("X-Connect-Request-Signature-Algorithm"),
-        body: body.to_vec(),
-    };
+    let request = internal_request(&headers, &body);
     state.herder.fence_zombies(&name, request).await?;
     Ok(StatusCode::NO_CONTENT)
 }

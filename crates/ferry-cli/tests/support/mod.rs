@@ -536,6 +536,24 @@ pub fn topic_records(topic: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// Creates a topic with `partitions` partitions and replication factor 1.
+pub fn create_topic(topic: &str, partitions: i32) {
+    let mut config = ClientConfig::new();
+    config.set("bootstrap.servers", bootstrap());
+    let admin = Admin::new(&config).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
+        name: topic.to_owned(),
+        partitions,
+        replication_factor: 1,
+        configs: vec![],
+    }))
+    .unwrap();
+}
+
 /// Every record of a topic, with its headers as strings.
 pub fn read_all(topic: &str, expected: usize) -> Vec<(Option<String>, HashMap<String, String>)> {
     let consumer: BaseConsumer = ClientConfig::new()

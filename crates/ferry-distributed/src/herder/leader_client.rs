@@ -56,22 +56,7 @@ pub async fn send_task_configs(
             .header(SIGNATURE_HEADER, sign(key, &body))
             .header(ALGORITHM_HEADER, HMAC_SHA256);
     }
-    let answer = request
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| ForwardError::Unreachable {
-            url: url.clone(),
-            message: e.to_string(),
-        })?;
-    let status = answer.status();
-    if status.is_success() {
-        return Ok(());
-    }
-    Err(ForwardError::Refused {
-        status: status.as_u16(),
-        body: answer.text().await.unwrap_or_default(),
-    })
+    answered(request.body(body), &url).await
 }
 
 /// Asks the leader to fence out a source connector's earlier task generations (KIP-618), signed
@@ -92,11 +77,16 @@ pub async fn send_fence(
             .header(SIGNATURE_HEADER, sign(key, b""))
             .header(ALGORITHM_HEADER, HMAC_SHA256);
     }
+    answered(request, &url).await
+}
+
+/// Sends the request; any 2xx is success.
+async fn answered(request: reqwest::RequestBuilder, url: &str) -> Result<(), ForwardError> {
     let answer = request
         .send()
         .await
         .map_err(|e| ForwardError::Unreachable {
-            url: url.clone(),
+            url: url.to_owned(),
             message: e.to_string(),
         })?;
     let status = answer.status();

@@ -114,6 +114,20 @@ impl DistributedHerder {
         })
     }
 
+    /// A worker-to-worker request is signed with the session key once the group uses the
+    /// `sessioned` protocol.
+    fn verify_internal(&self, request: &InternalRequest) -> Result<(), HerderError> {
+        if self.view().protocol_version < 2 {
+            return Ok(());
+        }
+        let key = self.snapshot().session_key().map(|k| k.key.clone());
+        signing::verify(
+            key.as_deref(),
+            &self.config.verification_algorithms,
+            request,
+        )
+    }
+
     /// Leader-only writes answer "not leader" elsewhere, so REST forwards them.
     fn require_leader(&self) -> Result<(), HerderError> {
         let view = self.view();
@@ -485,15 +499,7 @@ impl Herder for DistributedHerder {
         configs: Vec<ConfigMap>,
         request: InternalRequest,
     ) -> Result<(), HerderError> {
-        let signed = self.view().protocol_version >= 2;
-        if signed {
-            let key = self.snapshot().session_key().map(|k| k.key.clone());
-            signing::verify(
-                key.as_deref(),
-                &self.config.verification_algorithms,
-                &request,
-            )?;
-        }
+        self.verify_internal(&request)?;
         self.require_leader()?;
         let snapshot = self.snapshot();
         if !snapshot.contains(name) {
@@ -511,14 +517,7 @@ impl Herder for DistributedHerder {
     }
 
     async fn fence_zombies(&self, name: &str, request: InternalRequest) -> Result<(), HerderError> {
-        if self.view().protocol_version >= 2 {
-            let key = self.snapshot().session_key().map(|k| k.key.clone());
-            signing::verify(
-                key.as_deref(),
-                &self.config.verification_algorithms,
-                &request,
-            )?;
-        }
+        self.verify_internal(&request)?;
         self.require_leader()?;
         self.request_fencing(name).await
     }

@@ -202,6 +202,21 @@ async fn until(what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
+/// The coordinator starts a round (with a second worker joining, when `joining_beside` is
+/// given) and holds it open: the herder's loop is inside it until `group.release()`.
+async fn hold_a_round(group: &FakeGroup, joining_beside: Option<&TestWorker>) {
+    let joins = group.joins();
+    group.hold();
+    if let Some(worker) = joining_beside {
+        let offset = worker.herder.configs.snapshot().offset();
+        group.add_member("worker-2", "http://127.0.0.1:18084/", offset);
+    }
+    group.trigger(RejoinReason::RebalanceInProgress);
+    tokio::time::timeout(WAIT, group.joined(joins + 1))
+        .await
+        .expect("the loop rejoins");
+}
+
 fn task(connector: &str, task: usize) -> TaskId {
     TaskId {
         connector: connector.to_owned(),
@@ -220,12 +235,7 @@ async fn a_task_restart_asked_during_a_rebalance_waits_for_it_then_restarts_the_
     assert!(starts >= 1, "{:?}", topics.task_states(&id));
 
     // The coordinator starts a round; the herder's loop is inside it until released.
-    let joins = group.joins();
-    group.hold();
-    group.trigger(RejoinReason::RebalanceInProgress);
-    tokio::time::timeout(WAIT, group.joined(joins + 1))
-        .await
-        .expect("the loop rejoins");
+    hold_a_round(&group, None).await;
     let herder = worker.herder.clone();
     let restart_id = id.clone();
     let restart = tokio::spawn(async move { herder.restart_task(&restart_id).await });
@@ -262,14 +272,7 @@ async fn a_restart_requested_while_a_round_revokes_a_task_restarts_only_what_sta
 
     // A second worker joins; while the round is held, another worker writes a restart request
     // of the connector and all its tasks to the config topic.
-    let joins = group.joins();
-    group.hold();
-    let offset = worker.herder.configs.snapshot().offset();
-    group.add_member("worker-2", "http://127.0.0.1:18084/", offset);
-    group.trigger(RejoinReason::RebalanceInProgress);
-    tokio::time::timeout(WAIT, group.joined(joins + 1))
-        .await
-        .expect("the loop rejoins");
+    hold_a_round(&group, Some(&worker)).await;
     let (key, value) = ConfigRecord::RestartRequest(ConnectorRestart::new(
         "sink",
         RestartRequest {
@@ -332,14 +335,7 @@ async fn a_restart_of_a_task_given_away_in_the_round_it_waited_for_names_its_new
     let worker = TestWorker::start(&topics, &group).await;
     worker.create_sink(dir.path(), "sink", 2).await;
 
-    let joins = group.joins();
-    group.hold();
-    let offset = worker.herder.configs.snapshot().offset();
-    group.add_member("worker-2", "http://127.0.0.1:18084/", offset);
-    group.trigger(RejoinReason::RebalanceInProgress);
-    tokio::time::timeout(WAIT, group.joined(joins + 1))
-        .await
-        .expect("the loop rejoins");
+    hold_a_round(&group, Some(&worker)).await;
     // Both tasks are asked for while the round that moves one of them is in progress.
     let asked: Vec<_> = (0..2)
         .map(|i| {

@@ -79,7 +79,15 @@ struct Running {
 }
 
 fn start(flush_ms: u64) -> Running {
-    let (ctx, handles) = task_context(TaskKind::Source, &[("topic", "t")], flush_ms);
+    start_with(flush_ms, None)
+}
+
+fn start_with(
+    flush_ms: u64,
+    exactly_once: Option<crate::worker::exactly_once::ExactlyOnce>,
+) -> Running {
+    let (mut ctx, handles) = task_context(TaskKind::Source, &[("topic", "t")], flush_ms);
+    ctx.exactly_once = exactly_once;
     let (producer, state, acks) = FakeProducer::new();
     let batches = Arc::new(Mutex::new(VecDeque::new()));
     let task = Box::new(ScriptedSource(batches.clone()));
@@ -189,23 +197,15 @@ impl crate::worker::exactly_once::ExactlyOnceChecks for Checks {
 }
 
 fn start_exactly_once(checks: Arc<Checks>) -> Running {
-    let (mut ctx, handles) = task_context(TaskKind::Source, &[("topic", "t")], 3_600_000);
-    ctx.exactly_once = Some(crate::worker::exactly_once::ExactlyOnce {
-        transactional_id: "group-c-0".to_owned(),
-        offsets_topic: "connect-offsets".to_owned(),
-        boundary: crate::worker::exactly_once::TransactionBoundary::Poll,
-        checks,
-    });
-    let (producer, state, acks) = FakeProducer::new();
-    let batches = Arc::new(Mutex::new(VecDeque::new()));
-    let task = Box::new(ScriptedSource(batches.clone()));
-    let done = tokio::spawn(run_with(ctx, task, Box::new(producer), acks));
-    Running {
-        batches,
-        producer: state,
-        handles,
-        done,
-    }
+    start_with(
+        3_600_000,
+        Some(crate::worker::exactly_once::ExactlyOnce {
+            transactional_id: "group-c-0".to_owned(),
+            offsets_topic: "connect-offsets".to_owned(),
+            boundary: crate::worker::exactly_once::TransactionBoundary::Poll,
+            checks,
+        }),
+    )
 }
 
 #[tokio::test]
