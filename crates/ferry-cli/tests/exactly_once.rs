@@ -159,7 +159,7 @@ fn create(worker: &Ferry, body: &str) {
 fn an_exactly_once_source_killed_again_and_again_writes_every_line_once_and_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let mut workers = Workers::start(dir.path(), &unique("eos-kill"), 3, EXACTLY_ONCE);
-    const LINES: usize = 200_000;
+    const LINES: usize = 1_000_000;
     std::fs::write(dir.path().join("in.txt"), numbered_lines(0, LINES)).unwrap();
     let topic = unique("eos-kill-topic");
     create_topic(&topic, 1);
