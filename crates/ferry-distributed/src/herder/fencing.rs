@@ -8,16 +8,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use ferry_api::ConnectError;
 use ferry_kafka::client_properties::ClientRole;
-use ferry_runtime::config::connector::{
-    ConnectorConfig, TRANSACTION_BOUNDARY, TRANSACTION_BOUNDARY_INTERVAL,
-};
+use ferry_runtime::config::connector::ConnectorConfig;
 use ferry_runtime::herder::core::not_found;
 use ferry_runtime::herder::HerderError;
 use ferry_runtime::plugins::PluginKind;
 use ferry_runtime::status::TaskId;
-use ferry_runtime::worker::exactly_once::{
-    transactional_id, ExactlyOnce, ExactlyOnceChecks, TransactionBoundary,
-};
+use ferry_runtime::worker::exactly_once::{transactional_id, ExactlyOnce, ExactlyOnceChecks};
 
 use super::commands::Command;
 use super::leader_client;
@@ -45,28 +41,10 @@ impl DistributedHerder {
         {
             return None;
         }
-        let interval = connector
-            .props
-            .get(TRANSACTION_BOUNDARY_INTERVAL)
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(
-                self.config.worker.offset_flush_interval,
-                Duration::from_millis,
-            );
-        let boundary = match connector
-            .props
-            .get(TRANSACTION_BOUNDARY)
-            .map(|b| b.trim().to_ascii_lowercase())
-            .as_deref()
-        {
-            Some("interval") => TransactionBoundary::Interval(interval),
-            Some("connector") => TransactionBoundary::Connector,
-            _ => TransactionBoundary::Poll,
-        };
         Some(ExactlyOnce {
             transactional_id: transactional_id(&self.config.group_id, id),
             offsets_topic: self.config.offset_topic.name.clone(),
-            boundary,
+            boundary: connector.transaction_boundary(self.config.worker.offset_flush_interval),
             checks: Arc::new(TaskChecks {
                 herder: self.me.clone(),
                 generation,
@@ -86,20 +64,13 @@ impl DistributedHerder {
     }
 
     async fn fence_through_leader(&self, name: &str) -> Result<(), HerderError> {
-        let leader_url = self.view().leader_url.clone().ok_or_else(|| {
-            HerderError::Conflict(
-                "Cannot complete request because the leader is not known".to_owned(),
-            )
-        })?;
-        let key = self.configs.snapshot().session_key().map(|k| k.key.clone());
-        let signed = self.view().protocol_version >= 2;
-        leader_client::send_fence(
-            &leader_url,
-            name,
-            if signed { key.as_deref() } else { None },
-        )
-        .await
-        .map_err(|e| HerderError::Conflict(format!("Zombie fencing for {name} failed: {e}")))
+        let failed = |e: &dyn std::fmt::Display| {
+            HerderError::Conflict(format!("Zombie fencing for {name} failed: {e}"))
+        };
+        let (url, key) = self.leader_contact().map_err(|e| failed(&e))?;
+        leader_client::send_fence(&url, name, key.as_deref())
+            .await
+            .map_err(|e| failed(&e))
     }
 
     /// Java's `doFenceZombieSourceTasks`, on the leader's loop: when the connector's task

@@ -1,6 +1,7 @@
 //! The herder loop without a broker: its real stores on topics in memory, its real worker with
 //! tasks on in-memory clients, and a scripted group (`fake_group`) in which it leads.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -169,13 +170,18 @@ impl TestWorker {
             .expect("connector created");
         let herder = self.herder.clone();
         let name = name.to_owned();
+        // Started here, and each has reported RUNNING (what the tests count starts by).
         until("the connector's tasks running here", move || {
-            let view = herder.view();
             (0..tasks).all(|task| {
-                view.running.tasks.contains(&TaskId {
+                let id = TaskId {
                     connector: name.clone(),
                     task,
-                })
+                };
+                herder.view().running.tasks.contains(&id)
+                    && herder
+                        .statuses
+                        .task(&id)
+                        .is_some_and(|s| s.state == State::Running)
             })
         })
         .await;
@@ -239,6 +245,8 @@ async fn a_task_restart_asked_during_a_rebalance_waits_for_it_then_restarts_the_
     let herder = worker.herder.clone();
     let restart_id = id.clone();
     let restart = tokio::spawn(async move { herder.restart_task(&restart_id).await });
+    // An absence is checked over a window: a loop that did not wait for the round would have
+    // answered well within it.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
         !restart.is_finished(),
@@ -308,7 +316,9 @@ async fn a_restart_requested_while_a_round_revokes_a_task_restarts_only_what_sta
             until("a kept task restarted", || topics.starts_of(id) > starts[i]).await;
         }
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The loop carries out a restart request in one go: once it answers a health check, the
+    // request that restarted the kept tasks is done with every task it chose here.
+    worker.herder.health_check().await;
     for (i, id) in ids.iter().enumerate() {
         if !gone.contains(&id) {
             continue;
@@ -337,22 +347,21 @@ async fn a_restart_of_a_task_given_away_in_the_round_it_waited_for_names_its_new
 
     hold_a_round(&group, Some(&worker)).await;
     // Both tasks are asked for while the round that moves one of them is in progress.
-    let asked: Vec<_> = (0..2)
+    // One poll queues each request on the loop, which is inside the round.
+    let mut asked: Vec<_> = (0..2)
         .map(|i| {
             let herder = worker.herder.clone();
-            tokio::spawn(async move { herder.restart_task(&task("sink", i)).await })
+            Box::pin(async move { herder.restart_task(&task("sink", i)).await })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut cx = std::task::Context::from_waker(futures::task::noop_waker_ref());
+    for request in &mut asked {
+        assert!(request.as_mut().poll(&mut cx).is_pending());
+    }
     group.release();
     let mut answers = Vec::new();
-    for a in asked {
-        answers.push(
-            tokio::time::timeout(WAIT, a)
-                .await
-                .expect("answered")
-                .unwrap(),
-        );
+    for request in asked {
+        answers.push(tokio::time::timeout(WAIT, request).await.expect("answered"));
     }
     let moved = group.assignment_of("worker-2").expect("a second round");
     for (i, answer) in answers.iter().enumerate() {

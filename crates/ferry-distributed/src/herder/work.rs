@@ -211,6 +211,21 @@ impl DistributedHerder {
         }
     }
 
+    /// How this worker reaches the leader on its own behalf: its URL and, in a `sessioned`
+    /// group, the session key to sign with.
+    pub(crate) fn leader_contact(&self) -> Result<(String, Option<Vec<u8>>), &'static str> {
+        let (url, signed) = {
+            let view = self.view();
+            (view.leader_url.clone(), view.protocol_version >= 2)
+        };
+        let url = url.ok_or("no leader is known yet")?;
+        if !signed {
+            return Ok((url, None));
+        }
+        let key = self.configs.snapshot().session_key().map(|k| k.key.clone());
+        Ok((url, Some(key.ok_or("no session key has been read yet")?)))
+    }
+
     /// Asks a running connector for task configs and publishes them when they changed: the
     /// leader writes them, others send them to the leader.
     pub(crate) async fn reconfigure(&self, name: &str) -> Result<(), String> {
@@ -241,28 +256,14 @@ impl DistributedHerder {
         if unchanged {
             return Ok(());
         }
-        let (leader, leader_url, signed) = {
-            let view = self.view();
-            (
-                view.is_leader(),
-                view.leader_url.clone(),
-                view.protocol_version >= 2,
-            )
-        };
-        let key = snapshot.session_key().map(|k| k.key.clone());
-        if leader {
+        if self.view().is_leader() {
             return self
                 .configs
                 .put_task_configs(name, configs)
                 .await
                 .map_err(|e| e.to_string());
         }
-        let url = leader_url.ok_or("no leader is known yet")?;
-        let key = if signed {
-            Some(key.ok_or("no session key has been read yet")?)
-        } else {
-            None
-        };
+        let (url, key) = self.leader_contact()?;
         leader_client::send_task_configs(&url, name, &configs, key.as_deref())
             .await
             .map_err(|e| e.to_string())

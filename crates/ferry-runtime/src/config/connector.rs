@@ -1,5 +1,7 @@
 //! Settings every connector has (Java's `ConnectorConfig`, `SinkConnectorConfig`).
 
+use std::time::Duration;
+
 use ferry_api::config::{
     ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, KeyProblem, Validator,
     Width,
@@ -7,6 +9,7 @@ use ferry_api::config::{
 use ferry_api::ConfigMap;
 
 use crate::errors::{DlqSettings, ErrorSettings};
+use crate::worker::exactly_once::TransactionBoundary;
 
 pub const NAME: &str = "name";
 pub const CONNECTOR_CLASS: &str = "connector.class";
@@ -294,6 +297,21 @@ impl ConnectorConfig {
                 .unwrap_or_else(|| format!("connect-{name}")),
             name,
             props: props.clone(),
+        }
+    }
+
+    /// `transaction.boundary` of an exactly-once source (KIP-618); an interval without
+    /// `transaction.boundary.interval.ms` is `worker_interval` (`offset.flush.interval.ms`).
+    pub fn transaction_boundary(&self, worker_interval: Duration) -> TransactionBoundary {
+        let setting = |k: &str| self.props.get(k).map(|v| v.trim().to_ascii_lowercase());
+        match setting(TRANSACTION_BOUNDARY).as_deref() {
+            Some("interval") => TransactionBoundary::Interval(
+                setting(TRANSACTION_BOUNDARY_INTERVAL)
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .map_or(worker_interval, Duration::from_millis),
+            ),
+            Some("connector") => TransactionBoundary::Connector,
+            _ => TransactionBoundary::Poll,
         }
     }
 

@@ -25,8 +25,9 @@ use crate::worker::topic_creation::{TopicCreation, TOPIC_CREATION_ENABLE};
 
 /// How long to wait for an acknowledgement when librdkafka's queue is full.
 const QUEUE_FULL_BACKOFF: Duration = Duration::from_millis(100);
-/// How long an exactly-once task's producer may take to register its transactional id.
-const INIT_TRANSACTIONS_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long an exactly-once task's producer may take to register its transactional id, or to
+/// commit or abort a transaction.
+const TRANSACTION_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The sequence number of an offset record: no acknowledgement of it is awaited.
 const OFFSET_RECORD_SEQ: usize = usize::MAX;
 
@@ -167,7 +168,7 @@ pub(crate) async fn run_with(
         // task must still be current here.
         eos.checks.before_producer(&ctx.id).await?;
         producer
-            .init_transactions(INIT_TRANSACTIONS_TIMEOUT)
+            .init_transactions(TRANSACTION_CALL_TIMEOUT)
             .await
             .map_err(|e| {
                 ConnectError::with_source("Failed to initialize the transactional producer", e)
@@ -306,12 +307,7 @@ impl SourcePipeline {
         }
         let started = Instant::now();
         self.producer
-            .commit_transaction(
-                self.ctx
-                    .worker
-                    .offset_flush_timeout
-                    .max(INIT_TRANSACTIONS_TIMEOUT),
-            )
+            .commit_transaction(TRANSACTION_CALL_TIMEOUT)
             .await
             .map_err(|e| failed(&e))?;
         self.ctx
@@ -324,7 +320,7 @@ impl SourcePipeline {
         }
         // The commit flushed every record: their acknowledgements are in.
         self.drain_acks()?;
-        let _ = self.submitted.committable();
+        self.submitted.forget_acknowledged();
         if let Err(error) = self.task.commit().await {
             tracing::warn!(%error, "Task commit hook failed");
         }
@@ -621,7 +617,7 @@ impl SourcePipeline {
                 // transaction to time out.
                 if let Err(error) = self
                     .producer
-                    .abort_transaction(INIT_TRANSACTIONS_TIMEOUT)
+                    .abort_transaction(TRANSACTION_CALL_TIMEOUT)
                     .await
                 {
                     tracing::warn!(%error, "Could not abort the failed task's transaction");

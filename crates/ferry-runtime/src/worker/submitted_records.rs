@@ -92,11 +92,16 @@ impl SubmittedRecords {
             .into_iter()
             .filter_map(|p| Some((p.partition?.clone(), p.offset?.clone())))
             .collect();
+        self.forget_acknowledged();
+        result
+    }
+
+    /// Forgets the acknowledged prefix (an exactly-once task, once its transaction committed).
+    pub fn forget_acknowledged(&mut self) {
         while self.entries.front().is_some_and(|e| e.acked) {
             self.entries.pop_front();
             self.base += 1;
         }
-        result
     }
 }
 
