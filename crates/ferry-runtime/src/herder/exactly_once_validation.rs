@@ -5,11 +5,12 @@ use ferry_api::connector::{AnyConnector, ExactlyOnceSupport};
 use ferry_api::ConfigMap;
 
 use super::validation::ConfigInfo;
-use crate::config::connector::{EXACTLY_ONCE_SUPPORT, TRANSACTION_BOUNDARY};
+use crate::config::connector::{EXACTLY_ONCE_SUPPORT, OFFSETS_STORAGE_TOPIC, TRANSACTION_BOUNDARY};
 use crate::plugins::ConnectorPlugin;
 
 /// Adds the errors of `exactly.once.support=required` and `transaction.boundary=connector` to
-/// their keys, when those keys have no error yet. `enabled`: the worker's
+/// their keys, when those keys have no error yet; and refuses `offsets.storage.topic`, which
+/// Java's distributed workers act on and Ferry does not support yet. `enabled`: the worker's
 /// `exactly.once.source.support=enabled`.
 pub(crate) fn check(
     enabled: bool,
@@ -55,6 +56,16 @@ pub(crate) fn check(
             "The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."
         };
         add(configs, TRANSACTION_BOUNDARY, vec![error.to_owned()]);
+    }
+    if config
+        .get(OFFSETS_STORAGE_TOPIC)
+        .is_some_and(|t| !t.trim().is_empty())
+    {
+        add(
+            configs,
+            OFFSETS_STORAGE_TOPIC,
+            vec!["Ferry does not support connector-specific offsets topics yet; remove this property to use the worker's offsets topic.".to_owned()],
+        );
     }
 }
 
@@ -111,6 +122,20 @@ mod tests {
         assert!(
             errors(None, &required, "exactly.once.support").is_empty(),
             "standalone mode has no preflight check"
+        );
+    }
+
+    #[test]
+    fn a_connector_specific_offsets_topic_is_refused_in_distributed_mode_only() {
+        let topic = [("offsets.storage.topic", "my-offsets"), ("file", "/in.txt")];
+        assert_eq!(errors(Some(true), &topic, "offsets.storage.topic").len(), 1);
+        assert_eq!(
+            errors(Some(false), &topic, "offsets.storage.topic").len(),
+            1
+        );
+        assert!(
+            errors(None, &topic, "offsets.storage.topic").is_empty(),
+            "standalone mode ignores it, as Java's does"
         );
     }
 
