@@ -67,13 +67,29 @@ pub enum ExactlyOnceSupport {
     Unsupported,
 }
 
+/// Whether a source connector's tasks can say where transactions end (KIP-618's
+/// `transaction.boundary=connector`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionBoundaries {
+    Supported,
+    Unsupported,
+}
+
 /// A connector that reads from a system into Kafka.
 pub trait SourceConnector: Connector {
     fn create_task(&self) -> Box<dyn SourceTask>;
 
     /// Java's `exactlyOnceSupport`: `None` when the connector does not say, as Java's default.
-    fn exactly_once_support(&self, _props: &ConfigMap) -> Option<ExactlyOnceSupport> {
-        None
+    fn exactly_once_support(&self, _props: &ConfigMap) -> Result<Option<ExactlyOnceSupport>> {
+        Ok(None)
+    }
+
+    /// Java's `canDefineTransactionBoundaries`; `None` only from a Java connector answering null.
+    fn can_define_transaction_boundaries(
+        &self,
+        _props: &ConfigMap,
+    ) -> Result<Option<TransactionBoundaries>> {
+        Ok(Some(TransactionBoundaries::Unsupported))
     }
 }
 

@@ -367,3 +367,135 @@ fn java_and_ferry_workers_of_one_exactly_once_cluster_hand_a_source_back_and_for
         m.stop();
     }
 }
+
+/// The errors validation reports for `key`, over every entry of that name.
+fn validation_errors(
+    worker: &Ferry,
+    class: &str,
+    config: &serde_json::Value,
+    key: &str,
+) -> Vec<String> {
+    let (code, body) = worker.call(
+        "PUT",
+        &format!("/connector-plugins/{class}/config/validate"),
+        Some(&config.to_string()),
+    );
+    assert_eq!(code, 200, "{body}");
+    body["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["value"]["name"] == key)
+        .flat_map(|c| c["value"]["errors"].as_array().cloned().unwrap_or_default())
+        .map(|e| e.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// KIP-618's preflight checks ask the connector itself, here MirrorMaker 2's source from
+/// plugin.path: it supports exactly-once only when its source consumer reads committed records,
+/// and it does not define transaction boundaries.
+#[test]
+fn validation_asks_a_connector_from_plugin_path_about_exactly_once_and_transaction_boundaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = std::env::var("FERRY_MIRROR_PLUGIN_PATH").expect(
+        "FERRY_MIRROR_PLUGIN_PATH must name the plugin.path `scripts/plugins fetch mirror` prints (scripts/test sets it)",
+    );
+    let workers = Workers::start(
+        dir.path(),
+        &unique("eos-validate"),
+        1,
+        &format!("{EXACTLY_ONCE}plugin.path={plugins}\nplugin.discovery=service_load\n"),
+    );
+    let worker = &workers.running[0];
+    let class = "org.apache.kafka.connect.mirror.MirrorSourceConnector";
+    let mut config = serde_json::json!({
+        "connector.class": class,
+        "name": "mm2-eos",
+        "source.cluster.alias": "src",
+        "target.cluster.alias": "dst",
+        "source.cluster.bootstrap.servers": bootstrap(),
+        "target.cluster.bootstrap.servers": bootstrap(),
+        "exactly.once.support": "required",
+        "source.consumer.isolation.level": "read_committed",
+    });
+    assert_eq!(
+        validation_errors(worker, class, &config, "exactly.once.support"),
+        Vec::<String>::new(),
+        "MirrorSourceConnector says SUPPORTED when its consumer reads committed records"
+    );
+    config["source.consumer.isolation.level"] = "read_uncommitted".into();
+    let errors = validation_errors(worker, class, &config, "exactly.once.support");
+    assert!(
+        errors.contains(
+            &"The connector does not support exactly-once semantics with the provided configuration."
+                .to_owned()
+        ),
+        "{errors:?}"
+    );
+    config["transaction.boundary"] = "connector".into();
+    assert_eq!(
+        validation_errors(worker, class, &config, "transaction.boundary"),
+        ["The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."]
+    );
+    workers.stop();
+}
+
+/// As Java's leader: before a stopped exactly-once source's offsets change, its earlier
+/// generations of tasks are fenced out, so no zombie task can commit offsets over them.
+#[test]
+fn offsets_of_an_exactly_once_source_change_only_after_its_zombies_are_fenced() {
+    let dir = tempfile::tempdir().unwrap();
+    let workers = Workers::start(dir.path(), &unique("eos-offsets"), 1, EXACTLY_ONCE);
+    let worker = &workers.running[0];
+    std::fs::write(dir.path().join("in.txt"), numbered_lines(0, 100)).unwrap();
+    let topic = unique("eos-offsets-topic");
+    create_topic(&topic, 1);
+    let name = unique("eos-offsets-src");
+    create(worker, &source(dir.path(), &name, &topic, 10));
+    wait_until("every line written", SLOW, || topic_records(&topic) >= 100);
+    assert_eq!(
+        worker
+            .call("PUT", &format!("/connectors/{name}/stop"), None)
+            .0,
+        204
+    );
+    wait_until("the connector STOPPED", SLOW, || {
+        worker.status(&name)["connector"]["state"] == "STOPPED"
+    });
+    let fenced = |w: &Ferry| {
+        w.log_text()
+            .matches("Fencing out earlier task generations")
+            .count()
+    };
+    let before = fenced(worker);
+    let body = serde_json::json!({"offsets": [{
+        "partition": {"filename": dir.path().join("in.txt").display().to_string()},
+        "offset": {"position": 0}
+    }]});
+    let (code, answer) = worker.call(
+        "PATCH",
+        &format!("/connectors/{name}/offsets"),
+        Some(&body.to_string()),
+    );
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(
+        fenced(worker),
+        before + 1,
+        "the offsets request fenced the stopped connector's task generation first"
+    );
+    // Resumed from the altered offset: the file is read again from its start, exactly once more.
+    assert_eq!(
+        worker
+            .call("PUT", &format!("/connectors/{name}/resume"), None)
+            .0,
+        202
+    );
+    wait_until("the file read again", SLOW, || topic_records(&topic) >= 200);
+    let mut want = numbered_lines(0, 100)
+        .lines()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    want.extend(want.clone());
+    assert_eq!(read_committed(&topic, 200), want);
+    workers.stop();
+}

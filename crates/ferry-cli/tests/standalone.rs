@@ -621,3 +621,68 @@ fn a_cooperative_sink_commits_the_partitions_it_gives_up() {
         "cooperative-sticky",
     )));
 }
+
+/// A sink reads as Java's consumer does by default (`read_uncommitted`): records of an aborted
+/// transaction reach it too, unless its consumer is set to `read_committed`.
+#[test]
+fn a_sink_reads_uncommitted_records_as_java_s_does_unless_told_to_read_committed() {
+    use ferry_kafka::rdkafka::producer::{
+        BaseRecord, DefaultProducerContext, Producer, ThreadedProducer,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (topic, port) = (unique("isolation"), port());
+    create_topic(&topic, 1);
+    let transactional: ThreadedProducer<DefaultProducerContext> =
+        ferry_kafka::rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", bootstrap())
+            .set("transactional.id", unique("isolation-txn"))
+            .create()
+            .unwrap();
+    let timeout = Duration::from_secs(30);
+    transactional.init_transactions(timeout).unwrap();
+    transactional.begin_transaction().unwrap();
+    transactional
+        .send(BaseRecord::<(), str>::to(&topic).payload("aborted"))
+        .map_err(|(e, _)| e)
+        .unwrap();
+    transactional.flush(timeout).unwrap();
+    transactional.abort_transaction(timeout).unwrap();
+    transactional.begin_transaction().unwrap();
+    transactional
+        .send(BaseRecord::<(), str>::to(&topic).payload("committed"))
+        .map_err(|(e, _)| e)
+        .unwrap();
+    transactional.commit_transaction(timeout).unwrap();
+
+    let worker = worker_properties(dir.path(), port, 1000);
+    let sink = |name: &str, extra: &str| {
+        connector_file(
+            dir.path(),
+            name,
+            &format!(
+                "connector.class=FileStreamSink\nfile={}\ntopics={topic}\n{extra}",
+                dir.path().join(format!("{name}.txt")).display()
+            ),
+        )
+    };
+    let connectors = [
+        sink("java-default", ""),
+        sink(
+            "committed-only",
+            "consumer.override.isolation.level=read_committed\n",
+        ),
+    ];
+    let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    let read = |name: &str| lines(&dir.path().join(format!("{name}.txt")));
+    wait_until(
+        "both sinks at the committed record",
+        Duration::from_secs(60),
+        || {
+            read("java-default").contains(&"committed".to_owned())
+                && read("committed-only").contains(&"committed".to_owned())
+        },
+    );
+    assert_eq!(read("java-default"), ["aborted", "committed"]);
+    assert_eq!(read("committed-only"), ["committed"]);
+    ferry.stop();
+}

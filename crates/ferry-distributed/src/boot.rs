@@ -14,10 +14,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::ExactlyOnceSourceSupport;
 use crate::config::{DistributedConfig, CONFIG_TOPIC, OFFSET_TOPIC, STATUS_TOPIC};
 use crate::herder::tick::Tick;
 use crate::herder::DistributedHerder;
 use crate::stores::clients::internal_client;
+use crate::stores::leader_writer::LeaderWriter;
 use crate::stores::topics::ensure_topic;
 use crate::stores::{KafkaConfigStore, KafkaOffsetStore, KafkaStatusStore, StoreError};
 
@@ -105,13 +107,20 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         .await?,
     );
     let (consumer, producer) = clients("configs")?;
-    let (configs, events) = KafkaConfigStore::start(
+    let (mut configs, events) = KafkaConfigStore::start(
         &config.config_topic.name,
         &consumer,
         &producer,
         STORE_READ_TIMEOUT,
     )
     .await?;
+    if config.exactly_once != ExactlyOnceSourceSupport::Disabled {
+        configs = configs.with_leader_writer(LeaderWriter::new(
+            &config.config_topic.name,
+            &config.group_id,
+            &producer,
+        ));
+    }
     tracing::info!(
         offset = configs.snapshot().offset(),
         connectors = configs.snapshot().connectors().len(),

@@ -110,7 +110,8 @@ pub struct DistributedConfig {
 }
 
 /// `exactly.once.source.support` (KIP-618): `preparing` is the first step of a rolling upgrade
-/// of an existing cluster, `enabled` runs source tasks exactly once.
+/// of an existing cluster (the leader writes the config topic transactionally, so it can be
+/// fenced), `enabled` also runs source tasks exactly once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExactlyOnceSourceSupport {
     Disabled,
@@ -243,14 +244,7 @@ impl DistributedConfig {
     }
 
     pub fn warnings(&self) -> Vec<String> {
-        let mut warnings = self.worker.warnings_for(&distributed_config_def());
-        if self.exactly_once != ExactlyOnceSourceSupport::Disabled {
-            warnings.push(format!(
-                "{EXACTLY_ONCE_SOURCE_SUPPORT}: as leader, Ferry writes the config topic without Java's transactional producer (transactional.id connect-cluster-{}), so a leader that lost its place in the group is not fenced out of the config topic; source tasks are fenced and write exactly once",
-                self.group_id
-            ));
-        }
-        warnings
+        self.worker.warnings_for(&distributed_config_def())
     }
 
     /// `<group.id>-` or `<group.id>-<client.id>-`: the prefix of the internal clients' ids.

@@ -112,11 +112,14 @@ impl SourceConnector for FileStreamSourceConnector {
 
     /// As Java's: a file appended to only is read again from a stored position exactly; standard
     /// input keeps no offsets.
-    fn exactly_once_support(&self, props: &ConfigMap) -> Option<ExactlyOnceSupport> {
-        Some(if props.get("file").is_some_and(|f| !f.is_empty()) {
+    fn exactly_once_support(
+        &self,
+        props: &ConfigMap,
+    ) -> ferry_api::error::Result<Option<ExactlyOnceSupport>> {
+        Ok(Some(if props.get("file").is_some_and(|f| !f.is_empty()) {
             ExactlyOnceSupport::Supported
         } else {
             ExactlyOnceSupport::Unsupported
-        })
+        }))
     }
 }

@@ -7,7 +7,8 @@ use ferry_api::config::{
     ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, KeyReport, Width,
 };
 use ferry_api::connector::{
-    AnyConnector, Connector, ConnectorContext, SinkConnector, SourceConnector,
+    AnyConnector, Connector, ConnectorContext, ExactlyOnceSupport, SinkConnector, SourceConnector,
+    TransactionBoundaries,
 };
 use ferry_api::record::OffsetMap;
 use ferry_api::task::{SinkTask, SourceTask};
@@ -306,9 +307,57 @@ impl Connector for HostedConnector {
     }
 }
 
+impl HostedConnector {
+    /// One of KIP-618's preflight questions, asked of a new instance in the host; the answer
+    /// is the Java enum's name, `None` for null.
+    fn ask_exactly_once(
+        &self,
+        question: &str,
+        props: &ConfigMap,
+    ) -> ferry_api::error::Result<Option<String>> {
+        let body = self.call(
+            "connector.exactlyOnce",
+            json!({ "class": self.class, "question": question, "config": props }),
+        )?;
+        Ok(body
+            .get("answer")
+            .and_then(Value::as_str)
+            .map(str::to_owned))
+    }
+}
+
 impl SourceConnector for HostedConnector {
     fn create_task(&self) -> Box<dyn SourceTask> {
         Box::new(HostedSourceTask::new(self.host.clone()))
+    }
+
+    fn exactly_once_support(
+        &self,
+        props: &ConfigMap,
+    ) -> ferry_api::error::Result<Option<ExactlyOnceSupport>> {
+        Ok(
+            match self.ask_exactly_once("exactlyOnce", props)?.as_deref() {
+                Some("SUPPORTED") => Some(ExactlyOnceSupport::Supported),
+                Some(_) => Some(ExactlyOnceSupport::Unsupported),
+                None => None,
+            },
+        )
+    }
+
+    fn can_define_transaction_boundaries(
+        &self,
+        props: &ConfigMap,
+    ) -> ferry_api::error::Result<Option<TransactionBoundaries>> {
+        Ok(
+            match self
+                .ask_exactly_once("transactionBoundaries", props)?
+                .as_deref()
+            {
+                Some("SUPPORTED") => Some(TransactionBoundaries::Supported),
+                Some(_) => Some(TransactionBoundaries::Unsupported),
+                None => None,
+            },
+        )
     }
 }
 

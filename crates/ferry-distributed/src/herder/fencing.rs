@@ -136,7 +136,7 @@ impl DistributedHerder {
         self.configs
             .put_task_count(name, task_count)
             .await
-            .map_err(|e| HerderError::Internal(e.to_string()))
+            .map_err(super::store_error)
     }
 }
 

@@ -69,7 +69,13 @@ pub struct DistributedHerder {
 pub type LoggerApplier = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 fn store_error(e: crate::stores::StoreError) -> HerderError {
-    HerderError::Internal(e.to_string())
+    match e {
+        crate::stores::StoreError::Fenced(cause) => {
+            tracing::warn!(%cause, "Failed to write to config topic as leader");
+            HerderError::Internal("Failed to write to config topic; this may be due to a transient error and the request can be safely retried".to_owned())
+        }
+        other => HerderError::Internal(other.to_string()),
+    }
 }
 
 fn shutting_down() -> HerderError {
@@ -178,6 +184,25 @@ impl DistributedHerder {
             .kind_of(&config)
             .ok_or_else(|| HerderError::Internal(format!("Unknown connector class for {name}")))?;
         Ok((kind, config))
+    }
+
+    /// Before offsets change: the connector is stopped and, for an exactly-once source, its
+    /// zombie tasks are fenced out (Java does the same round of fencing), then checked again.
+    async fn stopped_and_fenced(&self, name: &str) -> Result<(PluginKind, ConfigMap), HerderError> {
+        let (kind, config) = self.stopped(name)?;
+        if kind != PluginKind::Source
+            || self.config.exactly_once != crate::config::ExactlyOnceSourceSupport::Enabled
+        {
+            return Ok((kind, config));
+        }
+        tracing::debug!(connector = %name, "Fencing zombie tasks before modifying the offsets of an exactly-once source connector");
+        self.request_fencing(name).await.map_err(|e| {
+            HerderError::Internal(format!(
+                "Failed to perform zombie fencing for source connector prior to modifying offsets: {e}"
+            ))
+        })?;
+        self.require_leader()?;
+        self.stopped(name)
     }
 
     /// Where a restart of something this worker does not run must go.
@@ -483,13 +508,13 @@ impl Herder for DistributedHerder {
         offsets: Vec<ConnectorOffset>,
     ) -> Result<String, HerderError> {
         self.require_leader()?;
-        let (kind, config) = self.stopped(name)?;
+        let (kind, config) = self.stopped_and_fenced(name).await?;
         ferry_runtime::herder::alter_offsets(&self.worker, name, kind, &config, offsets).await
     }
 
     async fn reset_connector_offsets(&self, name: &str) -> Result<String, HerderError> {
         self.require_leader()?;
-        let (kind, config) = self.stopped(name)?;
+        let (kind, config) = self.stopped_and_fenced(name).await?;
         ferry_runtime::herder::reset_offsets(&self.worker, name, kind, &config).await
     }
 

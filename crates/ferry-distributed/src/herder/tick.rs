@@ -28,6 +28,8 @@ const RECONFIGURE_BACKOFF: Duration = Duration::from_millis(250);
 const RECONFIGURE_BACKOFF_MAX: Duration = Duration::from_secs(60);
 /// Pause after a failed join before trying again.
 const JOIN_RETRY: Duration = Duration::from_secs(1);
+/// Java's `CONFIG_TOPIC_WRITE_PRIVILEGES_BACKOFF_MS`.
+const CLAIM_RETRY_BACKOFF: Duration = Duration::from_millis(250);
 
 /// What a completed round asks of the loop.
 #[derive(Default)]
@@ -60,6 +62,8 @@ pub(crate) struct Tick {
     group_metrics: Arc<GroupMetrics>,
     /// What REST handlers ask of the loop (restarts, health checks).
     commands: mpsc::UnboundedReceiver<Command>,
+    /// When a leader that could not claim write privileges for the config topic tries again.
+    claim_retry_at: Option<Instant>,
     /// Cooperative rounds left before a worker that cannot read the config topic gives up
     /// its work.
     unsync_retries: u32,
@@ -112,6 +116,7 @@ impl Tick {
             reconfigure_requests,
             retries: Default::default(),
             known,
+            claim_retry_at: None,
         }
     }
 
@@ -180,6 +185,18 @@ impl Tick {
                 _ = tokio::time::sleep_until(rejoin_at.unwrap_or(far)), if rejoin_at.is_some() => {
                     rejoin_at = None;
                     rejoin_now = true;
+                }
+                () = self.herder.configs.fenced() => {
+                    // Most likely a newer leader fenced this one out; a zombie finds out by
+                    // rejoining, and a worker that still leads claims again.
+                    tracing::warn!("Failed to write to config topic as leader; rejoining the group");
+                    rejoin_now = true;
+                }
+                _ = tokio::time::sleep_until(self.claim_retry_at.unwrap_or(far)), if self.claim_retry_at.is_some() => {
+                    self.claim_retry_at = None;
+                    if self.herder.view().is_leader() {
+                        self.claim_write_privileges().await;
+                    }
                 }
                 _ = tokio::time::sleep_until(key_expiry.unwrap_or(far)), if key_expiry.is_some() => {
                     self.rotate_session_key().await;
@@ -420,6 +437,14 @@ impl Tick {
             return Ok(RoundOutcome::rejoin());
         }
         self.known = snapshot.connectors().into_iter().collect();
+        // As Java's leader does on assignment, before any request or work goes on: its
+        // transactional producer (KIP-618) fences out the config-topic writes of earlier leaders.
+        if joined.is_leader() {
+            self.claim_write_privileges().await;
+        } else {
+            self.claim_retry_at = None;
+            herder.configs.relinquish_write_privileges().await;
+        }
         herder.view().rebalance_pending = false;
         herder.settled.notify_waiters();
         herder.start_owned_work(&snapshot);
@@ -499,6 +524,13 @@ impl Tick {
             }
         }
         false
+    }
+
+    async fn claim_write_privileges(&mut self) {
+        if let Err(error) = self.herder.configs.claim_write_privileges().await {
+            tracing::error!(%error, "Unable to claim write privileges for config topic as the leader; trying again");
+            self.claim_retry_at = Some(Instant::now() + CLAIM_RETRY_BACKOFF);
+        }
     }
 
     async fn revoke_everything(&self) {

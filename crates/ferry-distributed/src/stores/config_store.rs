@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 
 use crate::config_topic::records::{ConfigRecord, ConnectorRestart, SessionKey};
 use crate::config_topic::state::{ClusterConfigSnapshot, ConfigEvent, ConfigState};
+use crate::stores::leader_writer::LeaderWriter;
 use crate::stores::log::{kafka_log, InternalLog, LogOpener};
 use crate::stores::StoreError;
 use ferry_runtime::herder::RestartRequest;
@@ -24,6 +25,9 @@ const READ_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct KafkaConfigStore {
     log: Box<dyn InternalLog>,
     state: Arc<Mutex<ConfigState>>,
+    /// With `exactly.once.source.support` preparing or enabled, the leader's privileged
+    /// records go through its transactional producer.
+    leader_writer: Option<LeaderWriter>,
 }
 
 fn lock(state: &Mutex<ConfigState>) -> std::sync::MutexGuard<'_, ConfigState> {
@@ -83,7 +87,47 @@ impl KafkaConfigStore {
         }
         log.read_to_end(timeout).await?;
         lock(&state).mark_started();
-        Ok((KafkaConfigStore { log, state }, events))
+        Ok((
+            KafkaConfigStore {
+                log,
+                state,
+                leader_writer: None,
+            },
+            events,
+        ))
+    }
+
+    /// Privileged records (everything but target states and logger levels) go through the
+    /// leader's transactional producer, which `claim_write_privileges` must have registered.
+    pub fn with_leader_writer(mut self, writer: LeaderWriter) -> Self {
+        self.leader_writer = Some(writer);
+        self
+    }
+
+    pub fn uses_leader_writer(&self) -> bool {
+        self.leader_writer.is_some()
+    }
+
+    /// On becoming the leader: fences out earlier leaders' writes (no-op without the writer).
+    pub async fn claim_write_privileges(&self) -> Result<(), StoreError> {
+        match &self.leader_writer {
+            Some(writer) => writer.claim().await,
+            None => Ok(()),
+        }
+    }
+
+    pub async fn relinquish_write_privileges(&self) {
+        if let Some(writer) = &self.leader_writer {
+            writer.relinquish().await;
+        }
+    }
+
+    /// Resolves when a privileged write failed (never without the writer).
+    pub async fn fenced(&self) {
+        match &self.leader_writer {
+            Some(writer) => writer.fenced().await,
+            None => std::future::pending().await,
+        }
     }
 
     pub fn snapshot(&self) -> ClusterConfigSnapshot {
@@ -102,8 +146,17 @@ impl KafkaConfigStore {
         Ok(())
     }
 
-    async fn write_and_read(&self, records: Vec<ConfigRecord>) -> Result<(), StoreError> {
-        self.write_all(records).await?;
+    /// A leader's write: in one transaction with the leader writer, plain otherwise; then
+    /// read back.
+    async fn write_privileged(&self, records: Vec<ConfigRecord>) -> Result<(), StoreError> {
+        match &self.leader_writer {
+            Some(writer) => {
+                let encoded: Vec<(String, Option<Vec<u8>>)> =
+                    records.iter().map(ConfigRecord::encode).collect();
+                writer.send(&encoded).await?;
+            }
+            None => self.write_all(records).await?,
+        }
         self.read_to_end(READ_WRITE_TIMEOUT).await
     }
 
@@ -122,11 +175,11 @@ impl KafkaConfigStore {
             });
         }
         records.push(ConfigRecord::connector_config(name, &config));
-        self.write_and_read(records).await
+        self.write_privileged(records).await
     }
 
     pub async fn remove_connector(&self, name: &str) -> Result<(), StoreError> {
-        self.write_and_read(vec![
+        self.write_privileged(vec![
             ConfigRecord::ConnectorConfig {
                 connector: name.to_owned(),
                 config: None,
@@ -161,9 +214,9 @@ impl KafkaConfigStore {
             })
             .collect();
         if !tasks.is_empty() {
-            self.write_and_read(tasks).await?;
+            self.write_privileged(tasks).await?;
         }
-        self.write_and_read(vec![ConfigRecord::Commit {
+        self.write_privileged(vec![ConfigRecord::Commit {
             connector: name.to_owned(),
             tasks: count,
         }])
@@ -185,7 +238,7 @@ impl KafkaConfigStore {
         include_tasks: bool,
         only_failed: bool,
     ) -> Result<(), StoreError> {
-        self.write_and_read(vec![ConfigRecord::RestartRequest(ConnectorRestart::new(
+        self.write_privileged(vec![ConfigRecord::RestartRequest(ConnectorRestart::new(
             name,
             RestartRequest {
                 include_tasks,
@@ -212,7 +265,7 @@ impl KafkaConfigStore {
     /// KIP-618: the connector's current task count, once its earlier generations are fenced
     /// out (leader only).
     pub async fn put_task_count(&self, name: &str, task_count: usize) -> Result<(), StoreError> {
-        self.write_and_read(vec![ConfigRecord::TaskCount {
+        self.write_privileged(vec![ConfigRecord::TaskCount {
             connector: name.to_owned(),
             task_count,
         }])
@@ -220,7 +273,7 @@ impl KafkaConfigStore {
     }
 
     pub async fn put_session_key(&self, key: SessionKey) -> Result<(), StoreError> {
-        self.write_and_read(vec![ConfigRecord::SessionKey(key)])
+        self.write_privileged(vec![ConfigRecord::SessionKey(key)])
             .await
     }
 

@@ -3,6 +3,7 @@
 
 pub mod clients;
 pub mod config_store;
+pub mod leader_writer;
 pub mod log;
 #[cfg(test)]
 pub(crate) mod memory_log;
@@ -21,4 +22,8 @@ pub enum StoreError {
     Kafka(#[from] ferry_kafka::KafkaClientError),
     #[error("{0}")]
     Config(String),
+    /// The leader's transactional write to the config topic failed or was not allowed (most
+    /// likely a newer leader fenced this one out).
+    #[error("{0}")]
+    Fenced(String),
 }

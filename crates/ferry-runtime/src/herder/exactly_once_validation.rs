@@ -1,12 +1,12 @@
 //! Distributed mode's preflight checks of a source connector's exactly-once keys (KIP-618), as
 //! Java's `DistributedHerder.validateSourceConnectorConfig` adds them to the validation.
 
-use ferry_api::connector::{AnyConnector, ExactlyOnceSupport};
+use ferry_api::connector::{AnyConnector, ExactlyOnceSupport, TransactionBoundaries};
 use ferry_api::ConfigMap;
+use ferry_api::ConnectError;
 
 use super::validation::ConfigInfo;
 use crate::config::connector::{EXACTLY_ONCE_SUPPORT, OFFSETS_STORAGE_TOPIC, TRANSACTION_BOUNDARY};
-use crate::plugins::ConnectorPlugin;
 
 /// Adds the errors of `exactly.once.support=required` and `transaction.boundary=connector` to
 /// their keys, when those keys have no error yet; and refuses `offsets.storage.topic`, which
@@ -14,7 +14,6 @@ use crate::plugins::ConnectorPlugin;
 /// `exactly.once.source.support=enabled`.
 pub(crate) fn check(
     enabled: bool,
-    plugin: &ConnectorPlugin,
     instance: &AnyConnector,
     config: &ConfigMap,
     configs: &mut [ConfigInfo],
@@ -33,29 +32,27 @@ pub(crate) fn check(
             errors
                 .push("This worker does not have exactly-once source support enabled.".to_owned());
         }
-        if plugin.hosted {
-            errors.push("Ferry cannot ask a connector from plugin.path whether it supports exactly-once semantics yet; set this property to \"requested\" after consulting the connector's documentation.".to_owned());
-        } else {
-            match connector.exactly_once_support(config) {
-                Some(ExactlyOnceSupport::Supported) => {}
-                Some(ExactlyOnceSupport::Unsupported) => errors.push(
-                    "The connector does not support exactly-once semantics with the provided configuration."
-                        .to_owned(),
-                ),
-                None => errors.push("The connector does not implement the API required for preflight validation of exactly-once source support. Please consult the documentation for the connector to determine whether it supports exactly-once semantics, and then consider reconfiguring the connector to use the value \"requested\" for this property (which will disable this preflight check and allow the connector to be created).".to_owned()),
-            }
+        match connector.exactly_once_support(config) {
+            Ok(Some(ExactlyOnceSupport::Supported)) => {}
+            Ok(Some(ExactlyOnceSupport::Unsupported)) => errors.push(
+                "The connector does not support exactly-once semantics with the provided configuration."
+                    .to_owned(),
+            ),
+            Ok(None) => errors.push("The connector does not implement the API required for preflight validation of exactly-once source support. Please consult the documentation for the connector to determine whether it supports exactly-once semantics, and then consider reconfiguring the connector to use the value \"requested\" for this property (which will disable this preflight check and allow the connector to be created).".to_owned()),
+            Err(error) => errors.push(unexpected("exactly-once semantics", &error)),
         }
         add(configs, EXACTLY_ONCE_SUPPORT, errors);
     }
     if asks(TRANSACTION_BOUNDARY, "connector") {
-        // Ferry's connectors define no transaction boundaries, and Ferry cannot run those that
-        // do from plugin.path yet.
-        let error = if plugin.hosted {
-            "Ferry does not support connector-defined transaction boundaries for connectors from plugin.path yet. Please reconfigure it to use a different transaction boundary definition."
-        } else {
-            "The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."
+        let error = match connector.can_define_transaction_boundaries(config) {
+            // The connector could; Ferry's source pipeline does not give tasks a transaction
+            // context yet, so the task would fail at start.
+            Ok(Some(TransactionBoundaries::Supported)) => Some("The connector supports connector-defined transaction boundaries, but Ferry does not run them yet. Please reconfigure it to use a different transaction boundary definition.".to_owned()),
+            Ok(Some(TransactionBoundaries::Unsupported)) => Some("The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition.".to_owned()),
+            Ok(None) => Some("This connector has returned a null value from its canDefineTransactionBoundaries method, which is not permitted. The connector will be treated as if it cannot define its own transaction boundaries, and cannot be configured with 'transaction.boundary' set to 'connector'.".to_owned()),
+            Err(error) => Some(unexpected("defining its own transaction boundaries", &error)),
         };
-        add(configs, TRANSACTION_BOUNDARY, vec![error.to_owned()]);
+        add(configs, TRANSACTION_BOUNDARY, error.into_iter().collect());
     }
     if config
         .get(OFFSETS_STORAGE_TOPIC)
@@ -66,6 +63,19 @@ pub(crate) fn check(
             OFFSETS_STORAGE_TOPIC,
             vec!["Ferry does not support connector-specific offsets topics yet; remove this property to use the worker's offsets topic.".to_owned()],
         );
+    }
+}
+
+/// Java's message when the connector's answer was an exception.
+fn unexpected(what: &str, error: &ConnectError) -> String {
+    tracing::error!(%error, "Failed while validating connector support for {what}");
+    let message = error.to_string();
+    let message = message.trim();
+    if message.is_empty() {
+        "An unexpected error occurred during validation; please see the worker logs for more details."
+            .to_owned()
+    } else {
+        format!("An unexpected error occurred during validation: {message}")
     }
 }
 

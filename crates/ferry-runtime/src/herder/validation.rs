@@ -108,7 +108,7 @@ fn resolved_config_infos(
     configs.extend(super::alias_validation::alias_infos(registry, config));
     let instance = (plugin.create)();
     if let Some(enabled) = registry.exactly_once_source {
-        super::exactly_once_validation::check(enabled, plugin, &instance, config, &mut configs);
+        super::exactly_once_validation::check(enabled, &instance, config, &mut configs);
     }
     let connector = instance.as_connector();
     let own = connector.config_def();

@@ -91,6 +91,9 @@ pub(crate) async fn run(ctx: TaskContext, task: Box<dyn SinkTask>) -> Result<(),
         // fetch by this much (1 s by default): a sink that drains the queue faster then stalls
         // for most of every second. Java's consumer fetches again as soon as it has room.
         ("fetch.queue.backoff.ms", "5"),
+        // Java's consumer default; librdkafka's is read_committed. A sink reads what a sink on
+        // Java Connect reads unless `consumer.isolation.level` (or an override) says otherwise.
+        ("isolation.level", "read_uncommitted"),
     ];
     let mut config =
         ferry_kafka::client_config(ClientRole::Consumer, &ctx.client_layers("consumer"), &fixed)

@@ -183,6 +183,9 @@ public final class Host {
             case "connector.alterOffsets":
                 return Result.of(HostedConnector.alterOffsets(this, h.get("class").asText(),
                         strings(h.get("config")), h.get("offsets")));
+            case "connector.exactlyOnce":
+                return Result.of(HostedConnector.exactlyOnce(this, h.get("class").asText(),
+                        h.get("question").asText(), strings(h.get("config"))));
             case "connector.stop": {
                 String name = h.get("connector").asText();
                 HostedConnector c = connectors.remove(name);

@@ -100,6 +100,32 @@ final class HostedConnector {
         }
     }
 
+    /**
+     * KIP-618's preflight questions to a new instance of a source connector: "exactlyOnce" asks
+     * {@code exactlyOnceSupport}, "transactionBoundaries" asks {@code canDefineTransactionBoundaries}.
+     * The answer is the enum's name, or null when the connector answers null.
+     */
+    static JsonNode exactlyOnce(Host host, String className, String question, Map<String, String> config) {
+        Connector connector = host.plugins.newConnector(className);
+        if (!(connector instanceof SourceConnector source)) {
+            throw new IllegalArgumentException("Connector " + className + " is not a source connector");
+        }
+        try (LoaderSwap swap = host.plugins.withClassLoader(connector.getClass().getClassLoader())) {
+            Object answer = switch (question) {
+                case "exactlyOnce" -> source.exactlyOnceSupport(config);
+                case "transactionBoundaries" -> source.canDefineTransactionBoundaries(config);
+                default -> throw new IllegalArgumentException("Unknown exactly-once question " + question);
+            };
+            ObjectNode body = Frames.JSON.createObjectNode();
+            if (answer == null) {
+                body.putNull("answer");
+            } else {
+                body.put("answer", ((Enum<?>) answer).name());
+            }
+            return body;
+        }
+    }
+
     private org.apache.kafka.connect.connector.ConnectorContext context() {
         if (connector instanceof SinkConnector) {
             return new Context();
