@@ -11,6 +11,7 @@ pub mod header;
 pub mod java;
 pub mod record;
 pub mod task;
+pub mod transaction;
 pub mod transform;
 
 pub use error::ConnectError;

@@ -33,6 +33,9 @@ pub struct SourceTaskContext {
     pub configs: ConfigMap,
     pub offset_reader: Arc<dyn OffsetStorageReader>,
     pub identity: TaskIdentity,
+    /// Java's `transactionContext()`: present only when the task runs exactly once with
+    /// `transaction.boundary=connector`.
+    pub transactions: Option<Arc<crate::transaction::TransactionContext>>,
 }
 
 #[async_trait]

@@ -499,3 +499,63 @@ fn offsets_of_an_exactly_once_source_change_only_after_its_zombies_are_fenced() 
     assert_eq!(read_committed(&topic, 200), want);
     workers.stop();
 }
+
+/// `transaction.boundary=connector` with a Java connector from plugin.path (the test plugin's
+/// sequence source asks to abort after each position ending in 4 and to commit after each
+/// ending in 9): a read_committed consumer sees only the committed transactions, and the aborted
+/// records' offsets are committed too, so the restarted task goes on after them.
+#[test]
+fn a_connector_from_plugin_path_defines_its_transactions() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = std::env::var("FERRY_TEST_PLUGIN_PATH").expect(
+        "FERRY_TEST_PLUGIN_PATH must name the test plugin's plugin.path (scripts/test sets it)",
+    );
+    let workers = Workers::start(
+        dir.path(),
+        &unique("eos-boundaries"),
+        1,
+        &format!("{EXACTLY_ONCE}plugin.path={plugins}\n"),
+    );
+    let worker = &workers.running[0];
+    let topic = unique("eos-boundaries-topic");
+    create_topic(&topic, 1);
+    let name = unique("eos-boundaries-src");
+    let config = serde_json::json!({
+        "connector.class": "dev.ferry.testplugin.SequenceSourceConnector",
+        "name": name,
+        "topic": topic,
+        "batch.size": "50",
+        "connector.transactions": "true",
+        "transaction.boundary": "connector",
+        "exactly.once.support": "required",
+    });
+    let (code, body) = worker.call(
+        "PUT",
+        "/connector-plugins/SequenceSourceConnector/config/validate",
+        Some(&serde_json::json!(config).to_string()),
+    );
+    assert_eq!(
+        (code, body["error_count"].as_i64()),
+        (200, Some(0)),
+        "{body}"
+    );
+    create(
+        worker,
+        &serde_json::json!({ "name": name, "config": config }).to_string(),
+    );
+    // Committed: 5-9, 15-19, ... of each run of 50 positions.
+    let committed = |runs: u64| -> Vec<String> {
+        (0..runs * 50)
+            .filter(|n| n % 10 >= 5)
+            .map(|n| format!("record-{n}"))
+            .collect()
+    };
+    let got = read_committed(&topic, 25);
+    assert_eq!(got, committed(1), "{}", workers.logs());
+    // A restart continues after every position of the first run, aborted ones included.
+    let (code, _) = worker.call("POST", &format!("/connectors/{name}/tasks/0/restart"), None);
+    assert_eq!(code, 204);
+    let got = read_committed(&topic, 50);
+    assert_eq!(got, committed(2), "{}", workers.logs());
+    workers.stop();
+}

@@ -64,6 +64,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
             identity: Default::default(),
             configs: p.clone(),
             offset_reader: Arc::new(StoredOffset(None)),
+            transactions: None,
         },
     )
     .await
@@ -99,6 +100,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
                 identity: Default::default(),
                 configs: p.clone(),
                 offset_reader: Arc::new(StoredOffset(Some(7))),
+                transactions: None,
             },
         )
         .await
@@ -130,6 +132,7 @@ async fn source_batches_are_capped_by_batch_size() {
             identity: Default::default(),
             configs: p.clone(),
             offset_reader: Arc::new(StoredOffset(None)),
+            transactions: None,
         },
     )
     .await

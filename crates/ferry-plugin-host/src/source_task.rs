@@ -6,6 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use ferry_api::record::{RecordMetadata, SourceRecord};
 use ferry_api::task::{SourceTask, SourceTaskContext};
+use ferry_api::transaction::{TransactionContext, TransactionRequest};
 use ferry_api::{ConfigMap, ConnectError};
 use serde_json::{json, Value};
 
@@ -25,6 +26,8 @@ pub(crate) struct HostedSourceTask {
     acks: Vec<Value>,
     /// A poll whose answer has not been taken yet; kept here so a dropped poll loses nothing.
     pending_poll: Option<PendingCall>,
+    /// With `transaction.boundary=connector`: where the Java task's requests go.
+    transactions: Option<Arc<TransactionContext>>,
 }
 
 impl HostedSourceTask {
@@ -36,6 +39,7 @@ impl HostedSourceTask {
             version: String::new(),
             acks: Vec::new(),
             pending_poll: None,
+            transactions: None,
         }
     }
 
@@ -66,7 +70,9 @@ impl SourceTask for HostedSourceTask {
         self.host
             .hooks
             .register_reader(&id.connector, context.offset_reader.clone());
-        self.version = start_task(&self.host, &mut self.conn, &id, props, false, json!({})).await?;
+        self.transactions = context.transactions.clone();
+        let extra = json!({ "transactionContext": self.transactions.is_some() });
+        self.version = start_task(&self.host, &mut self.conn, &id, props, false, extra).await?;
         Ok(())
     }
 
@@ -86,8 +92,12 @@ impl SourceTask for HostedSourceTask {
             None => return Ok(Vec::new()),
         };
         self.pending_poll = None;
-        let (_, payload) = answer?;
-        decode_source_batch(&payload)
+        let (answer, payload) = answer?;
+        let records = decode_source_batch(&payload)?;
+        if let Some(transactions) = &self.transactions {
+            pass_transaction_requests(&answer, &records, transactions)?;
+        }
+        Ok(records)
     }
 
     async fn commit(&mut self) -> ferry_api::error::Result<()> {
@@ -120,6 +130,44 @@ impl SourceTask for HostedSourceTask {
     async fn stop(&mut self) -> ferry_api::error::Result<()> {
         stop_task(&self.host, Some(self.conn()?), &self.task).await
     }
+}
+
+/// The Java task's transaction requests of one poll (`boundaries`: after which record sent,
+/// -1 for before the batch; `batch`), handed to the worker's transaction context.
+fn pass_transaction_requests(
+    answer: &Value,
+    records: &[SourceRecord],
+    transactions: &TransactionContext,
+) -> ferry_api::error::Result<()> {
+    let request = |action: Option<&str>| match action {
+        Some("abort") => Some(TransactionRequest::Abort),
+        Some("commit") => Some(TransactionRequest::Commit),
+        _ => None,
+    };
+    for boundary in answer
+        .get("boundaries")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(asked) = request(boundary.get(1).and_then(Value::as_str)) else {
+            continue;
+        };
+        let after = boundary.get(0).and_then(Value::as_i64).unwrap_or(-1);
+        match usize::try_from(after).ok().and_then(|i| records.get(i)) {
+            Some(record) if asked == TransactionRequest::Abort => {
+                transactions.abort_transaction_on(record)?;
+            }
+            Some(record) => transactions.commit_transaction_on(record)?,
+            None => transactions.request_before_batch(asked),
+        }
+    }
+    match request(answer.get("batch").and_then(Value::as_str)) {
+        Some(TransactionRequest::Abort) => transactions.abort_transaction(),
+        Some(TransactionRequest::Commit) => transactions.commit_transaction(),
+        None => {}
+    }
+    Ok(())
 }
 
 impl Drop for HostedSourceTask {

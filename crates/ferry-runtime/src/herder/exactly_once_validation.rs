@@ -45,9 +45,7 @@ pub(crate) fn check(
     }
     if asks(TRANSACTION_BOUNDARY, "connector") {
         let error = match connector.can_define_transaction_boundaries(config) {
-            // The connector could; Ferry's source pipeline does not give tasks a transaction
-            // context yet, so the task would fail at start.
-            Ok(Some(TransactionBoundaries::Supported)) => Some("The connector supports connector-defined transaction boundaries, but Ferry does not run them yet. Please reconfigure it to use a different transaction boundary definition.".to_owned()),
+            Ok(Some(TransactionBoundaries::Supported)) => None,
             Ok(Some(TransactionBoundaries::Unsupported)) => Some("The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition.".to_owned()),
             Ok(None) => Some("This connector has returned a null value from its canDefineTransactionBoundaries method, which is not permitted. The connector will be treated as if it cannot define its own transaction boundaries, and cannot be configured with 'transaction.boundary' set to 'connector'.".to_owned()),
             Err(error) => Some(unexpected("defining its own transaction boundaries", &error)),

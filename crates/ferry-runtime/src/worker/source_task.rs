@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use ferry_api::record::{RecordMetadata, SourceRecord};
 use ferry_api::task::{SourceTask, SourceTaskContext};
+use ferry_api::transaction::{TransactionContext, TransactionRequest};
 use ferry_api::ConnectError;
 use ferry_kafka::client_properties::ClientRole;
 use ferry_kafka::producer::{Ack, OutgoingRecord, SendError};
@@ -54,6 +55,8 @@ struct Transaction {
     /// Records were sent since the last commit.
     open: bool,
     last_commit: Instant,
+    /// With `transaction.boundary=connector`: what the task asks.
+    requests: Option<Arc<TransactionContext>>,
 }
 
 /// The connector's topic creation, when the worker and the connector ask for it.
@@ -149,20 +152,21 @@ pub(crate) async fn run_with(
         connector: ctx.id.connector.clone(),
         store: ctx.offsets.clone(),
     });
+    let requests = ctx
+        .exactly_once
+        .as_ref()
+        .filter(|eos| eos.boundary == TransactionBoundary::Connector)
+        .map(|_| Arc::new(TransactionContext::default()));
     let context = SourceTaskContext {
         configs: ctx.task_props.clone(),
         offset_reader: reader,
         identity: ctx.identity(),
+        transactions: requests.clone(),
     };
     if !ctx.wait_while_paused().await {
         return Ok(());
     }
     if let Some(eos) = &ctx.exactly_once {
-        if eos.boundary == TransactionBoundary::Connector {
-            return Err(ConnectError::other(
-                "Ferry does not support connector-defined transaction boundaries (transaction.boundary=connector) yet",
-            ));
-        }
         // As Java's ExactlyOnceWorkerSourceTask: the leader fences earlier generations first,
         // then this producer registers its id (fencing any zombie of the same task), then the
         // task must still be current here.
@@ -183,6 +187,7 @@ pub(crate) async fn run_with(
         settings,
         open: false,
         last_commit: Instant::now(),
+        requests,
     });
     let mut pipeline = SourcePipeline {
         transaction,
@@ -212,7 +217,7 @@ impl SourcePipeline {
             }
             if self.ctx.is_paused() {
                 if self.transaction.is_some() {
-                    self.commit_transaction().await?;
+                    self.final_commit().await?;
                 } else {
                     self.commit_offsets().await;
                 }
@@ -229,9 +234,12 @@ impl SourcePipeline {
                 next_commit = Instant::now() + interval;
             }
             let polled_at = Instant::now();
+            // Exactly-once tasks commit as batches are dispatched, so only the others wake up
+            // for the commit interval (an exactly-once task woken here would spin on a past
+            // deadline).
             let batch = tokio::select! {
                 _ = self.ctx.cancel.cancelled() => return Ok(()),
-                _ = tokio::time::sleep_until(next_commit) => continue,
+                _ = tokio::time::sleep_until(next_commit), if self.transaction.is_none() => continue,
                 batch = self.task.poll() => batch?,
             };
             let metrics = &self.ctx.metrics;
@@ -240,8 +248,17 @@ impl SourcePipeline {
                 metrics.batch_size.record(batch.len() as f64);
                 metrics.source_record_poll.mark(batch.len() as u64);
             }
+            if let Some(request) = self.requests().and_then(|r| r.take_before_batch()) {
+                self.apply_request(request).await?;
+            }
             for record in batch {
+                let tag = record.task_tag;
                 self.send(record).await?;
+                if let Some(requests) = self.requests() {
+                    if let Some(request) = requests.take_for_record(tag)? {
+                        self.apply_request(request).await?;
+                    }
+                }
             }
             self.batch_dispatched().await?;
             self.ctx.metrics.set_active(self.submitted.outstanding());
@@ -257,11 +274,71 @@ impl SourcePipeline {
         let due = match t.settings.boundary {
             TransactionBoundary::Poll => true,
             TransactionBoundary::Interval(every) => t.last_commit.elapsed() >= every,
-            TransactionBoundary::Connector => false,
+            TransactionBoundary::Connector => return self.final_commit().await,
         };
         if due {
             self.commit_transaction().await?;
         }
+        Ok(())
+    }
+
+    /// On pause and stop: Java's `maybeCommitFinalTransaction`. Connector-defined boundaries
+    /// commit only what the task asked for; the others commit what was sent.
+    async fn final_commit(&mut self) -> Result<(), ConnectError> {
+        match self.requests() {
+            Some(requests) => match requests.take_for_batch()? {
+                Some(request) => self.apply_request(request).await,
+                None => Ok(()),
+            },
+            None => self.commit_transaction().await,
+        }
+    }
+
+    /// The task's say over its transactions (`transaction.boundary=connector`).
+    fn requests(&self) -> Option<Arc<TransactionContext>> {
+        self.transaction.as_ref().and_then(|t| t.requests.clone())
+    }
+
+    /// A commit or abort the task asked for, as Java's connector-defined boundaries do it: an
+    /// aborted transaction's records are dropped, but their offsets are committed, so the task
+    /// does not see them again.
+    async fn apply_request(&mut self, request: TransactionRequest) -> Result<(), ConnectError> {
+        if request == TransactionRequest::Abort {
+            self.abort_transaction().await?;
+        }
+        self.commit_transaction().await
+    }
+
+    /// Aborts the open transaction, then opens one for the aborted records' offsets.
+    async fn abort_transaction(&mut self) -> Result<(), ConnectError> {
+        let Some(t) = self.transaction.as_ref() else {
+            return Ok(());
+        };
+        if !t.open {
+            tracing::warn!(
+                "Ignoring request by task to abort transaction as the current transaction is empty"
+            );
+            return Ok(());
+        }
+        tracing::info!("Aborting transaction as requested by the connector");
+        self.producer
+            .abort_transaction(TRANSACTION_CALL_TIMEOUT)
+            .await
+            .map_err(|e| ConnectError::with_source("Failed to abort the transaction", e))?;
+        // The aborted records' reports: delivered into the aborted transaction, or purged.
+        // Neither fails the task; the records count as done.
+        let deadline = Instant::now() + TRANSACTION_CALL_TIMEOUT;
+        while self.producer.in_flight() > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        while let Ok(ack) = self.acks.try_recv() {
+            if let Some(record) = self.submitted.ack(ack.seq) {
+                self.task.commit_record(record, None)?;
+            }
+        }
+        self.producer
+            .begin_transaction()
+            .map_err(|e| ConnectError::with_source("Failed to begin a transaction", e))?;
         Ok(())
     }
 
@@ -609,23 +686,24 @@ impl SourcePipeline {
     /// An exactly-once task commits its last transaction, unless it failed.
     async fn stop(&mut self, failed: bool) -> Result<(), ConnectError> {
         let stopped = self.task.stop().await;
-        if let Some(t) = &self.transaction {
-            let committed = if !failed {
-                self.commit_transaction().await
-            } else if t.open {
-                // Abort at once, rather than leave read_committed consumers waiting for the
-                // transaction to time out.
+        if self.transaction.is_some() {
+            let committed = if failed {
+                Ok(())
+            } else {
+                self.final_commit().await
+            };
+            if self.transaction.as_ref().is_some_and(|t| t.open) {
+                // A failed task's transaction, or one its connector did not ask to commit:
+                // abort at once, rather than leave read_committed consumers waiting for it to
+                // time out.
                 if let Err(error) = self
                     .producer
                     .abort_transaction(TRANSACTION_CALL_TIMEOUT)
                     .await
                 {
-                    tracing::warn!(%error, "Could not abort the failed task's transaction");
+                    tracing::warn!(%error, "Could not abort the task's open transaction");
                 }
-                Ok(())
-            } else {
-                Ok(())
-            };
+            }
             return stopped.and(committed);
         }
         // librdkafka's own thread keeps delivering while we wait, so waiting asynchronously for

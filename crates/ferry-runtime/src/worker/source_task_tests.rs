@@ -16,6 +16,7 @@ type Result<T> = std::result::Result<T, ConnectError>;
 use super::run_with;
 use crate::metrics::TaskKind;
 use crate::status::{State, StatusStore};
+use crate::worker::exactly_once::TransactionBoundary;
 use crate::worker::fakes::{task_context, until, FakeProducer, Handles, ProducerState};
 use crate::worker::task_context::TargetState;
 
@@ -41,6 +42,51 @@ impl SourceTask for ScriptedSource {
                 Ok(Vec::new())
             }
         }
+    }
+
+    async fn stop(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Like `ScriptedSource`, for a connector that defines transaction boundaries: a record whose
+/// value ends in `commit` or `abort` asks for that after it, an empty record list with one
+/// record whose value is `commit batch` or `abort batch` asks for it after the batch.
+struct BoundarySource {
+    batches: Arc<Mutex<VecDeque<Vec<SourceRecord>>>>,
+    context: Option<Arc<ferry_api::transaction::TransactionContext>>,
+}
+
+#[async_trait]
+impl SourceTask for BoundarySource {
+    fn version(&self) -> String {
+        "test".to_owned()
+    }
+
+    async fn start(&mut self, _: &ConfigMap, context: SourceTaskContext) -> Result<()> {
+        self.context = Some(context.transactions.expect("a transaction context"));
+        Ok(())
+    }
+
+    async fn poll(&mut self) -> Result<Vec<SourceRecord>> {
+        let Some(mut batch) = self.batches.lock().unwrap().pop_front() else {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            return Ok(Vec::new());
+        };
+        let context = self.context.as_ref().unwrap();
+        for record in &batch {
+            match &record.value {
+                Value::String(v) if v.ends_with("abort batch") => context.abort_transaction(),
+                Value::String(v) if v.ends_with("commit batch") => context.commit_transaction(),
+                Value::String(v) if v.ends_with("abort") => context.abort_transaction_on(record)?,
+                Value::String(v) if v.ends_with("commit") => {
+                    context.commit_transaction_on(record)?
+                }
+                _ => {}
+            }
+        }
+        batch.retain(|r| !matches!(&r.value, Value::String(v) if v.ends_with("batch")));
+        Ok(batch)
     }
 
     async fn stop(&mut self) -> Result<()> {
@@ -90,7 +136,13 @@ fn start_with(
     ctx.exactly_once = exactly_once;
     let (producer, state, acks) = FakeProducer::new();
     let batches = Arc::new(Mutex::new(VecDeque::new()));
-    let task = Box::new(ScriptedSource(batches.clone()));
+    let task: Box<dyn SourceTask> = match &ctx.exactly_once {
+        Some(eos) if eos.boundary == TransactionBoundary::Connector => Box::new(BoundarySource {
+            batches: batches.clone(),
+            context: None,
+        }),
+        _ => Box::new(ScriptedSource(batches.clone())),
+    };
     let done = tokio::spawn(run_with(ctx, task, Box::new(producer), acks));
     Running {
         batches,
@@ -275,4 +327,74 @@ async fn an_exactly_once_task_whose_fencing_fails_never_starts_its_producer() {
         "the task fails"
     );
     assert!(run.producer.transactions.lock().unwrap().is_empty());
+}
+
+/// Records of the file partition with the given values, at positions `from..`, each tagged with
+/// its position so the task can name it in a transaction request.
+fn tagged(from: i64, values: &[&str]) -> Vec<SourceRecord> {
+    let mut records = lines(from, from + values.len() as i64);
+    for (i, (record, value)) in records.iter_mut().zip(values).enumerate() {
+        record.value = Value::from(*value);
+        record.task_tag = Some(from as u64 + i as u64);
+    }
+    records
+}
+
+#[tokio::test]
+async fn connector_defined_boundaries_commit_and_abort_where_the_task_asks() {
+    use crate::worker::fakes::TransactionCall::*;
+    let mut run = start_with(
+        3_600_000,
+        Some(crate::worker::exactly_once::ExactlyOnce {
+            transactional_id: "group-c-0".to_owned(),
+            offsets_topic: "connect-offsets".to_owned(),
+            boundary: TransactionBoundary::Connector,
+            checks: Arc::new(Checks::default()),
+        }),
+    );
+    let transactions = || run.producer.transactions.lock().unwrap().clone();
+    // A commit after the second record; the third stays in the open transaction.
+    run.emit(tagged(0, &["a", "b commit", "c"]));
+    until("the first commit", || transactions().contains(&Commit)).await;
+    // An abort after this batch drops it with the open record, yet commits their offsets.
+    run.emit(tagged(3, &["d", "e", "abort batch"]));
+    until("the abort", || transactions().contains(&Abort)).await;
+    run.emit(tagged(5, &["f", "commit batch"]));
+    until("three commits", || {
+        transactions().iter().filter(|c| **c == Commit).count() == 3
+    })
+    .await;
+    // Nothing asked for this one: the stop aborts it rather than commit it.
+    run.emit(tagged(6, &["g"]));
+    until("g sent", || run.producer.values().contains(&"g".to_owned())).await;
+    run.handles.cancel.cancel();
+    (&mut run.done).await.unwrap().unwrap();
+    assert_eq!(
+        transactions(),
+        [Init, Begin, Commit, Begin, Abort, Begin, Commit, Begin, Commit, Begin, Abort]
+    );
+    let sent: Vec<String> = run
+        .producer
+        .sent
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.value.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            "a",
+            "b commit",
+            r#"{"position":2}"#,
+            "c",
+            "d",
+            "e",
+            r#"{"position":5}"#,
+            "f",
+            r#"{"position":6}"#,
+            "g"
+        ],
+        "offsets go in the transaction the task ends; aborted records' offsets in the next one"
+    );
 }

@@ -1,12 +1,14 @@
 package dev.ferry.host;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.runtime.WorkerTransactionContext;
 import org.apache.kafka.connect.runtime.errors.LogReporter;
 import org.apache.kafka.connect.runtime.errors.ProcessingContext;
 import org.apache.kafka.connect.runtime.errors.Stage;
@@ -14,6 +16,7 @@ import org.apache.kafka.connect.runtime.isolation.LoaderSwap;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.source.TransactionContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.apache.kafka.connect.util.LoggingContext;
 
@@ -34,15 +37,18 @@ final class HostedSourceTask extends HostedTask {
     /** Records handed to Ferry and not yet acknowledged, by the id Ferry will name. */
     private final Map<Long, SourceRecord> inFlight = new HashMap<>();
     private long nextId;
+    /** With transaction.boundary=connector: what the task asks, reported with each poll. */
+    private final WorkerTransactionContext transactions;
 
-    private HostedSourceTask(TaskSetup setup) {
+    private HostedSourceTask(TaskSetup setup, boolean transactionContext) {
         super(setup);
         this.task = (SourceTask) setup.task;
+        this.transactions = transactionContext ? new WorkerTransactionContext() : null;
     }
 
     static HostedSourceTask start(Host host, ObjectNode h) throws Exception {
         TaskSetup setup = new TaskSetup(host, h, false);
-        HostedSourceTask hosted = new HostedSourceTask(setup);
+        HostedSourceTask hosted = new HostedSourceTask(setup, h.path("transactionContext").asBoolean(false));
         if (setup.connectorConfig.enableErrorLog()) {
             setup.retry.reporters(List.of(new LogReporter.Source(setup.id, setup.connectorConfig, setup.errorMetrics)));
         }
@@ -57,6 +63,11 @@ final class HostedSourceTask extends HostedTask {
                 @Override
                 public OffsetStorageReader offsetStorageReader() {
                     return reader;
+                }
+
+                @Override
+                public TransactionContext transactionContext() {
+                    return hosted.transactions;
                 }
 
                 @Override
@@ -114,6 +125,8 @@ final class HostedSourceTask extends HostedTask {
     private Host.Result poll() throws Exception {
         List<SourceRecord> records = task.poll();
         Wire.Out out = new Wire.Out();
+        ObjectNode answer = Frames.JSON.createObjectNode();
+        ArrayNode boundaries = answer.putArray("boundaries");
         int count = 0;
         out.data.writeInt(0);
         if (records != null) {
@@ -121,6 +134,22 @@ final class HostedSourceTask extends HostedTask {
                 if (convert(record, out)) {
                     count++;
                 }
+                // As Java's worker asks after each record, sent or dropped: the request takes
+                // effect after the last record sent so far (-1: before the batch).
+                if (transactions != null) {
+                    if (transactions.shouldAbortOn(record)) {
+                        boundaries.addArray().add(count - 1).add("abort");
+                    } else if (transactions.shouldCommitOn(record)) {
+                        boundaries.addArray().add(count - 1).add("commit");
+                    }
+                }
+            }
+        }
+        if (transactions != null) {
+            if (transactions.shouldAbortBatch()) {
+                answer.put("batch", "abort");
+            } else if (transactions.shouldCommitBatch()) {
+                answer.put("batch", "commit");
             }
         }
         byte[] payload = out.toByteArray();
@@ -128,7 +157,7 @@ final class HostedSourceTask extends HostedTask {
         payload[1] = (byte) (count >>> 16);
         payload[2] = (byte) (count >>> 8);
         payload[3] = (byte) count;
-        return new Host.Result(Frames.JSON.createObjectNode().put("count", count), payload);
+        return new Host.Result(answer.put("count", count), payload);
     }
 
     /** Transforms and converts one record into the batch; false when it was dropped. */

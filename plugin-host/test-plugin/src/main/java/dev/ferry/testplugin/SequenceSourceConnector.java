@@ -12,6 +12,8 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 
 /**
@@ -27,6 +29,7 @@ public class SequenceSourceConnector extends SourceConnector {
     public static final String FAIL_ON_START = "fail.on.start";
     public static final String EXIT_ON_POLL = "exit.on.poll";
     public static final String START_REQUIRES_FILE = "connector.start.requires.file";
+    public static final String CONNECTOR_TRANSACTIONS = "connector.transactions";
 
     static final ConfigDef CONFIG_DEF = new ConfigDef()
         .define(TOPIC, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Importance.HIGH,
@@ -38,7 +41,11 @@ public class SequenceSourceConnector extends SourceConnector {
         .define(EXIT_ON_POLL, Type.INT, -1, Importance.LOW,
             "When 0 or more the task calls System.exit with this status in poll, killing its JVM.")
         .define(START_REQUIRES_FILE, Type.STRING, null, Importance.LOW,
-            "When set, the connector throws a ConnectException in start while this file is missing.");
+            "When set, the connector throws a ConnectException in start while this file is missing.")
+        .define(CONNECTOR_TRANSACTIONS, Type.BOOLEAN, false, Importance.LOW,
+            "When true the connector supports exactly-once and defines transaction boundaries: "
+                + "its task asks to abort after each position ending in 4 and to commit after each "
+                + "ending in 9 (with transaction.boundary=connector).");
 
     private Map<String, String> props;
 
@@ -69,6 +76,22 @@ public class SequenceSourceConnector extends SourceConnector {
 
     @Override
     public void stop() {
+    }
+
+    @Override
+    public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> props) {
+        return definesTransactions(props) ? ExactlyOnceSupport.SUPPORTED : null;
+    }
+
+    @Override
+    public ConnectorTransactionBoundaries canDefineTransactionBoundaries(Map<String, String> props) {
+        return definesTransactions(props)
+            ? ConnectorTransactionBoundaries.SUPPORTED
+            : ConnectorTransactionBoundaries.UNSUPPORTED;
+    }
+
+    private static boolean definesTransactions(Map<String, String> props) {
+        return Boolean.parseBoolean(props.getOrDefault(CONNECTOR_TRANSACTIONS, "false"));
     }
 
     @Override

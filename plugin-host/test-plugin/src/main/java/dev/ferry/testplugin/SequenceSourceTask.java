@@ -25,6 +25,7 @@ public class SequenceSourceTask extends SourceTask {
     private String topic;
     private int batchSize;
     private int exitOnPoll;
+    private boolean defineTransactions;
     private long next;
     private int emitted;
     private volatile boolean stopping;
@@ -44,6 +45,7 @@ public class SequenceSourceTask extends SourceTask {
         topic = config.getString(SequenceSourceConnector.TOPIC);
         batchSize = config.getInt(SequenceSourceConnector.BATCH_SIZE);
         exitOnPoll = config.getInt(SequenceSourceConnector.EXIT_ON_POLL);
+        defineTransactions = config.getBoolean(SequenceSourceConnector.CONNECTOR_TRANSACTIONS);
         Map<String, Object> offset = context.offsetStorageReader().offset(PARTITION);
         Object position = offset == null ? null : offset.get("position");
         next = position instanceof Number n ? n.longValue() + 1 : 0;
@@ -63,8 +65,14 @@ public class SequenceSourceTask extends SourceTask {
             while (emitted < batchSize) {
                 long n = next++;
                 emitted++;
-                records.add(new SourceRecord(PARTITION, Map.of("position", n), topic, null,
-                    null, null, Schema.STRING_SCHEMA, "record-" + n));
+                SourceRecord record = new SourceRecord(PARTITION, Map.of("position", n), topic, null,
+                    null, null, Schema.STRING_SCHEMA, "record-" + n);
+                records.add(record);
+                if (defineTransactions && n % 10 == 4) {
+                    context.transactionContext().abortTransaction(record);
+                } else if (defineTransactions && n % 10 == 9) {
+                    context.transactionContext().commitTransaction(record);
+                }
             }
             return records;
         }
