@@ -559,3 +559,99 @@ fn a_connector_from_plugin_path_defines_its_transactions() {
     assert_eq!(got, committed(2), "{}", workers.logs());
     workers.stop();
 }
+
+/// Every (key, value) a read_committed consumer finds in `topic` now.
+fn keyed_records(topic: &str) -> Vec<(String, String)> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .set("group.id", unique("offsets-reader"))
+        .set("auto.offset.reset", "earliest")
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    consumer.subscribe(&[topic]).unwrap();
+    let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+    let mut records = Vec::new();
+    let started = std::time::Instant::now();
+    let mut quiet_since = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(30)
+        && quiet_since.elapsed() < Duration::from_secs(2)
+    {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            records.push((text(m.key()), text(m.payload())));
+            quiet_since = std::time::Instant::now();
+        }
+    }
+    records
+}
+
+/// `offsets.storage.topic` (distributed mode): the connector's offsets go to a topic of its
+/// own, created for it, with a copy in the worker's; the offsets endpoint and a restarted task
+/// read them from there. With exactly-once, the task's transactions carry them.
+fn a_connector_keeps_its_offsets_in_a_topic_of_its_own(extra: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let group = unique("own-offsets");
+    let workers = Workers::start(dir.path(), &group, 1, extra);
+    let worker = &workers.running[0];
+    let file = dir.path().join("in.txt");
+    std::fs::write(&file, numbered_lines(0, 100)).unwrap();
+    let topic = unique("own-offsets-data");
+    create_topic(&topic, 1);
+    let own = unique("own-offsets-topic");
+    let name = unique("own-offsets-src");
+    create(
+        worker,
+        &serde_json::json!({"name": name, "config": {
+            "connector.class": "FileStreamSource",
+            "file": file.display().to_string(),
+            "topic": topic,
+            "offsets.storage.topic": own,
+        }})
+        .to_string(),
+    );
+    wait_until("100 lines", SLOW, || topic_records(&topic) >= 100);
+    let position = std::fs::metadata(&file).unwrap().len();
+    let stored = |t: &str| {
+        keyed_records(t)
+            .into_iter()
+            .rev()
+            .find(|(k, _)| k.contains(&name))
+            .map(|(_, v)| v)
+    };
+    let expected = format!(r#"{{"position":{position}}}"#);
+    wait_until("the offset in the connector's topic", SLOW, || {
+        stored(&own).as_deref() == Some(expected.as_str())
+    });
+    wait_until("a copy in the worker's topic", SLOW, || {
+        stored(&format!("{group}-offsets")).as_deref() == Some(expected.as_str())
+    });
+    let (code, body) = worker.call("GET", &format!("/connectors/{name}/offsets"), None);
+    assert_eq!(code, 200);
+    assert_eq!(body["offsets"][0]["offset"]["position"], position, "{body}");
+
+    // A restarted task goes on from the connector's topic: every line once.
+    let mut appended = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    std::io::Write::write_all(&mut appended, numbered_lines(100, 200).as_bytes()).unwrap();
+    let (code, _) = worker.call(
+        "POST",
+        &format!("/connectors/{name}/restart?includeTasks=true"),
+        None,
+    );
+    assert_eq!(code, 202);
+    let want: Vec<String> = numbered_lines(0, 200).lines().map(str::to_owned).collect();
+    assert_eq!(read_committed(&topic, 200), want, "{}", workers.logs());
+    workers.stop();
+}
+
+#[test]
+fn a_source_keeps_its_offsets_in_a_topic_of_its_own() {
+    a_connector_keeps_its_offsets_in_a_topic_of_its_own("");
+}
+
+#[test]
+fn an_exactly_once_source_writes_its_offsets_to_a_topic_of_its_own_in_its_transactions() {
+    a_connector_keeps_its_offsets_in_a_topic_of_its_own(EXACTLY_ONCE);
+}

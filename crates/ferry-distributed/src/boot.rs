@@ -20,6 +20,7 @@ use crate::herder::tick::Tick;
 use crate::herder::DistributedHerder;
 use crate::stores::clients::internal_client;
 use crate::stores::leader_writer::LeaderWriter;
+use crate::stores::offset_topics::ConnectorOffsetTopics;
 use crate::stores::topics::ensure_topic;
 use crate::stores::{KafkaConfigStore, KafkaOffsetStore, KafkaStatusStore, StoreError};
 
@@ -131,15 +132,24 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
     let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();
     let herder_reconfigure = reconfigure_tx.clone();
     let status_store: Arc<dyn StatusStore> = statuses.clone();
-    let worker = Arc::new(Worker::new(
-        worker_id.clone(),
-        Arc::new(config.worker.clone()),
-        registry,
-        offsets,
-        status_store,
-        shutdown.child_token(),
-        reconfigure_tx,
-    ));
+    let offset_topics = ConnectorOffsetTopics::new(
+        config.worker.clone(),
+        config.offset_topic.clone(),
+        base.clone(),
+        STORE_READ_TIMEOUT,
+    );
+    let worker = Arc::new(
+        Worker::new(
+            worker_id.clone(),
+            Arc::new(config.worker.clone()),
+            registry,
+            offsets,
+            status_store,
+            shutdown.child_token(),
+            reconfigure_tx,
+        )
+        .with_offset_topics(Arc::new(offset_topics)),
+    );
     let member = GroupMember::new(GroupConfig {
         bootstrap_servers: config
             .worker

@@ -41,9 +41,19 @@ impl DistributedHerder {
         {
             return None;
         }
+        // A connector's own offsets topic (offsets.storage.topic) gets its offsets in the
+        // task's transactions, and the worker's a copy after each commit.
+        let own_topic = connector
+            .props
+            .get(ferry_runtime::config::connector::OFFSETS_STORAGE_TOPIC)
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty() && *t != self.config.offset_topic.name);
         Some(ExactlyOnce {
             transactional_id: transactional_id(&self.config.group_id, id),
-            offsets_topic: self.config.offset_topic.name.clone(),
+            offsets_topic: own_topic
+                .unwrap_or(&self.config.offset_topic.name)
+                .to_owned(),
+            worker_offsets: own_topic.map(|_| self.worker.offset_store().clone()),
             boundary: connector.transaction_boundary(self.config.worker.offset_flush_interval),
             checks: Arc::new(TaskChecks {
                 herder: self.me.clone(),

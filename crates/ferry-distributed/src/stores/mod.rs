@@ -8,6 +8,7 @@ pub mod log;
 #[cfg(test)]
 pub(crate) mod memory_log;
 pub mod offset_store;
+pub mod offset_topics;
 pub mod status_store;
 pub mod topics;
 

@@ -6,11 +6,10 @@ use ferry_api::ConfigMap;
 use ferry_api::ConnectError;
 
 use super::validation::ConfigInfo;
-use crate::config::connector::{EXACTLY_ONCE_SUPPORT, OFFSETS_STORAGE_TOPIC, TRANSACTION_BOUNDARY};
+use crate::config::connector::{EXACTLY_ONCE_SUPPORT, TRANSACTION_BOUNDARY};
 
 /// Adds the errors of `exactly.once.support=required` and `transaction.boundary=connector` to
-/// their keys, when those keys have no error yet; and refuses `offsets.storage.topic`, which
-/// Java's distributed workers act on and Ferry does not support yet. `enabled`: the worker's
+/// their keys, when those keys have no error yet. `enabled`: the worker's
 /// `exactly.once.source.support=enabled`.
 pub(crate) fn check(
     enabled: bool,
@@ -51,16 +50,6 @@ pub(crate) fn check(
             Err(error) => Some(unexpected("defining its own transaction boundaries", &error)),
         };
         add(configs, TRANSACTION_BOUNDARY, error.into_iter().collect());
-    }
-    if config
-        .get(OFFSETS_STORAGE_TOPIC)
-        .is_some_and(|t| !t.trim().is_empty())
-    {
-        add(
-            configs,
-            OFFSETS_STORAGE_TOPIC,
-            vec!["Ferry does not support connector-specific offsets topics yet; remove this property to use the worker's offsets topic.".to_owned()],
-        );
     }
 }
 
@@ -134,17 +123,11 @@ mod tests {
     }
 
     #[test]
-    fn a_connector_specific_offsets_topic_is_refused_in_distributed_mode_only() {
+    fn a_connector_specific_offsets_topic_is_accepted() {
         let topic = [("offsets.storage.topic", "my-offsets"), ("file", "/in.txt")];
-        assert_eq!(errors(Some(true), &topic, "offsets.storage.topic").len(), 1);
-        assert_eq!(
-            errors(Some(false), &topic, "offsets.storage.topic").len(),
-            1
-        );
-        assert!(
-            errors(None, &topic, "offsets.storage.topic").is_empty(),
-            "standalone mode ignores it, as Java's does"
-        );
+        for mode in [Some(true), Some(false), None] {
+            assert!(errors(mode, &topic, "offsets.storage.topic").is_empty());
+        }
     }
 
     #[test]

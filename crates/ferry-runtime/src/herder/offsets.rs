@@ -104,7 +104,7 @@ pub async fn read(
             })
             .collect());
     }
-    let entries = worker.offset_store().all().await.map_err(|_| {
+    let entries = worker.offset_store_for(config).all().await.map_err(|_| {
         HerderError::Internal(format!(
             "Failed to retrieve offsets for source connector {name}"
         ))
@@ -266,11 +266,15 @@ pub async fn alter(
         .map(|o| (o.partition, o.offset))
         .collect();
     let external = plugin_check(worker.registry(), name, config, &pairs)?;
-    worker.offset_store().set(entries).await.map_err(|e| {
-        HerderError::Internal(format!(
-            "Failed to alter offsets for source connector {name}: {e}"
-        ))
-    })?;
+    worker
+        .offset_store_for(config)
+        .set(entries)
+        .await
+        .map_err(|e| {
+            HerderError::Internal(format!(
+                "Failed to alter offsets for source connector {name}: {e}"
+            ))
+        })?;
     Ok(message(external, "altered"))
 }
 

@@ -27,6 +27,11 @@ pub trait OffsetBackingStore: Send + Sync {
     async fn set(&self, entries: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> Result<(), OffsetStoreError>;
     /// Every (key, value) pair currently stored.
     async fn all(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>, OffsetStoreError>;
+    /// Before a source task starts: whatever the store opens lazily (a connector's own offsets
+    /// topic, created when missing) is open.
+    async fn open(&self) -> Result<(), OffsetStoreError> {
+        Ok(())
+    }
 }
 
 /// Reads the offsets of one connector's source partitions.

@@ -34,8 +34,12 @@ pub trait ExactlyOnceChecks: Send + Sync {
 pub struct ExactlyOnce {
     /// Java's `<group.id>-<connector>-<task>`.
     pub transactional_id: String,
-    /// Where the task's offsets go, in its transactions: the worker's offsets topic.
+    /// Where the task's offsets go, in its transactions: the connector's own offsets topic
+    /// when it names one, the worker's otherwise.
     pub offsets_topic: String,
+    /// With an offsets topic of the connector's own: the worker's store, which gets a copy of
+    /// the committed offsets (best-effort, as Java's secondary store).
+    pub worker_offsets: Option<Arc<dyn crate::storage::offsets::OffsetBackingStore>>,
     pub boundary: TransactionBoundary,
     pub checks: Arc<dyn ExactlyOnceChecks>,
 }

@@ -166,6 +166,10 @@ pub(crate) async fn run_with(
     if !ctx.wait_while_paused().await {
         return Ok(());
     }
+    // A connector's own offsets topic exists (and is read) before its task produces to it.
+    ctx.offsets.open().await.map_err(|e| {
+        ConnectError::with_source("Failed to open the connector's offsets topic", e)
+    })?;
     if let Some(eos) = &ctx.exactly_once {
         // As Java's ExactlyOnceWorkerSourceTask: the leader fences earlier generations first,
         // then this producer registers its id (fencing any zombie of the same task), then the
@@ -363,9 +367,11 @@ impl SourcePipeline {
                 self.ctx.id
             ))
         };
+        let mut written = Vec::new();
         for (partition, offset) in self.submitted.latest() {
             let key = encode_key(&self.ctx.id.connector, &partition)?;
             let value = encode_offset(&offset)?;
+            written.push((key.clone(), Some(value.clone())));
             let record = OutgoingRecord {
                 topic: &offsets_topic,
                 partition: None,
@@ -394,6 +400,11 @@ impl SourcePipeline {
         if let Some(t) = self.transaction.as_mut() {
             t.open = false;
             t.last_commit = Instant::now();
+            if let Some(worker) = &t.settings.worker_offsets {
+                if let Err(error) = worker.set(written).await {
+                    tracing::warn!(%error, "Failed to write offsets to the worker's offsets topic as well");
+                }
+            }
         }
         // The commit flushed every record: their acknowledgements are in.
         self.drain_acks()?;

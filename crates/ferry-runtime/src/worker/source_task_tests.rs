@@ -254,6 +254,7 @@ fn start_exactly_once(checks: Arc<Checks>) -> Running {
         Some(crate::worker::exactly_once::ExactlyOnce {
             transactional_id: "group-c-0".to_owned(),
             offsets_topic: "connect-offsets".to_owned(),
+            worker_offsets: None,
             boundary: crate::worker::exactly_once::TransactionBoundary::Poll,
             checks,
         }),
@@ -348,6 +349,7 @@ async fn connector_defined_boundaries_commit_and_abort_where_the_task_asks() {
         Some(crate::worker::exactly_once::ExactlyOnce {
             transactional_id: "group-c-0".to_owned(),
             offsets_topic: "connect-offsets".to_owned(),
+            worker_offsets: None,
             boundary: TransactionBoundary::Connector,
             checks: Arc::new(Checks::default()),
         }),

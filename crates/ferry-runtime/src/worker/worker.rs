@@ -18,6 +18,7 @@ use crate::errors::ErrorHandler;
 use crate::metrics::{ConnectMetrics, ConnectorInfo, TaskKind};
 use crate::plugins::{PluginKind, Registry};
 use crate::status::{State, Status, StatusStore, TaskId};
+use crate::storage::connector_offsets::{ConnectorOffsetStore, OffsetTopics};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
 use crate::worker::auto_restart::{RestartPolicy, RestartTarget, RestartTracker};
 use crate::worker::clients::{ClientFactory, KafkaClients};
@@ -72,6 +73,8 @@ pub struct Worker {
     metrics: Arc<ConnectMetrics>,
     /// Makes tasks' producers and consumers (librdkafka's, except in unit tests).
     clients: Arc<dyn ClientFactory>,
+    /// Connectors' own offsets topics (`offsets.storage.topic`; distributed mode only).
+    offset_topics: Option<Arc<dyn OffsetTopics>>,
 }
 
 struct WorkerConnectorContext {
@@ -201,6 +204,28 @@ impl Worker {
             reconfigure,
             metrics: Arc::default(),
             clients: Arc::new(KafkaClients),
+            offset_topics: None,
+        }
+    }
+
+    /// Distributed mode: source connectors may name an offsets topic of their own.
+    pub fn with_offset_topics(mut self, topics: Arc<dyn OffsetTopics>) -> Self {
+        self.offset_topics = Some(topics);
+        self
+    }
+
+    /// Where a connector's offsets are read and written: its own offsets topic combined with
+    /// the worker's when it names one (distributed mode), the worker's otherwise.
+    pub fn offset_store_for(&self, connector_props: &ConfigMap) -> Arc<dyn OffsetBackingStore> {
+        let own = connector_props
+            .get(crate::config::connector::OFFSETS_STORAGE_TOPIC)
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty());
+        match (&self.offset_topics, own) {
+            (Some(topics), Some(topic)) if topic != topics.worker_topic() => Arc::new(
+                ConnectorOffsetStore::new(topic, topics.clone(), self.offsets.clone()),
+            ),
+            _ => self.offsets.clone(),
         }
     }
 
@@ -320,7 +345,7 @@ impl Worker {
             worker_id: self.worker_id.clone(),
             status: self.status.clone(),
             reconfigure: self.reconfigure.clone(),
-            offsets: self.offsets.clone(),
+            offsets: self.offset_store_for(props),
             sink: plugin.kind == PluginKind::Sink,
             restart: self.connector_restart_handle(),
         });
@@ -636,7 +661,7 @@ impl Worker {
             connector,
             metrics,
             status: self.status.clone(),
-            offsets: self.offsets.clone(),
+            offsets: self.offset_store_for(connector_props),
             target,
             cancel,
             clients: self.clients.clone(),
