@@ -200,17 +200,26 @@ impl AckingProducer {
         // The client's own flush, which the commit starts with, waits in steps of 100 ms for
         // the deliveries our polling thread hands out; waiting for them here first keeps a
         // commit to the broker's round trips (about 100 ms less per transaction).
-        let deadline = tokio::time::Instant::now() + timeout;
-        while self.in_flight() > 0 && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        self.settle(timeout).await;
         self.blocking("commit transaction", move |p| p.commit_transaction(timeout))
             .await
     }
 
+    /// Aborts the open transaction once its records are delivered: librdkafka's abort can
+    /// fail with INVALID_TXN_STATE when it races the registration of the transaction's
+    /// partitions (librdkafka issue 4849), seen here when a task aborts right after sending.
     pub async fn abort_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError> {
+        self.settle(timeout).await;
         self.blocking("abort transaction", move |p| p.abort_transaction(timeout))
             .await
+    }
+
+    /// Waits (up to `timeout`) until no record is queued or in flight.
+    async fn settle(&self, timeout: Duration) {
+        let deadline = tokio::time::Instant::now() + timeout;
+        while self.in_flight() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
     }
 
     async fn blocking(

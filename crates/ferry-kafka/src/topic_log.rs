@@ -29,6 +29,8 @@ pub struct LogRecord {
 /// Called on the reader's thread for every record, in each partition's order.
 pub type RecordSink = Box<dyn FnMut(LogRecord) + Send>;
 
+/// Java's `CREATE_TOPIC_TIMEOUT_NS`.
+const TOPIC_APPEARS_TIMEOUT: Duration = Duration::from_secs(30);
 const METADATA_TIMEOUT: Duration = Duration::from_secs(30);
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -78,19 +80,32 @@ impl TopicLog {
                     role: "consumer",
                     cause,
                 })?;
-        let md = meta
-            .fetch_metadata(Some(topic), METADATA_TIMEOUT)
-            .map_err(KafkaClientError::op("fetch metadata"))?;
-        let partitions = md
-            .topics()
-            .iter()
-            .find(|t| t.name() == topic && t.error().is_none())
-            .map(|t| t.partitions().len())
-            .filter(|n| *n > 0)
-            .ok_or_else(|| KafkaClientError::Topic {
-                topic: topic.to_owned(),
-                message: "does not exist or has no partitions".to_owned(),
-            })?;
+        // As Java's KafkaBasedLog: a topic created a moment ago may not be in every broker's
+        // metadata yet, so ask again for a while before giving up.
+        let started = std::time::Instant::now();
+        let partitions = loop {
+            let md = meta
+                .fetch_metadata(Some(topic), METADATA_TIMEOUT)
+                .map_err(KafkaClientError::op("fetch metadata"))?;
+            let found = md
+                .topics()
+                .iter()
+                .find(|t| t.name() == topic && t.error().is_none())
+                .map(|t| t.partitions().len())
+                .filter(|n| *n > 0);
+            match found {
+                Some(n) => break n,
+                None if started.elapsed() < TOPIC_APPEARS_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                None => {
+                    return Err(KafkaClientError::Topic {
+                        topic: topic.to_owned(),
+                        message: "does not exist or has no partitions".to_owned(),
+                    })
+                }
+            }
+        };
         let partitions = i32::try_from(partitions).unwrap_or(i32::MAX);
         let mut assignment = TopicPartitionList::new();
         for p in 0..partitions {
