@@ -94,38 +94,8 @@ impl OffsetBackingStore for ConnectorOffsetStore {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-
     use super::*;
-
-    #[derive(Default)]
-    struct Memory(Mutex<HashMap<Vec<u8>, Vec<u8>>>);
-
-    #[async_trait]
-    impl OffsetBackingStore for Memory {
-        async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, OffsetStoreError> {
-            Ok(self.0.lock().unwrap().get(key).cloned())
-        }
-
-        async fn set(
-            &self,
-            entries: Vec<(Vec<u8>, Option<Vec<u8>>)>,
-        ) -> Result<(), OffsetStoreError> {
-            let mut data = self.0.lock().unwrap();
-            for (k, v) in entries {
-                match v {
-                    Some(v) => data.insert(k, v),
-                    None => data.remove(&k),
-                };
-            }
-            Ok(())
-        }
-
-        async fn all(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>, OffsetStoreError> {
-            Ok(self.0.lock().unwrap().clone().into_iter().collect())
-        }
-    }
+    use crate::worker::fakes::MemoryOffsetStore as Memory;
 
     struct OneTopic(Arc<Memory>);
 
