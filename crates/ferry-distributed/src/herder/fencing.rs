@@ -43,11 +43,7 @@ impl DistributedHerder {
         }
         // A connector's own offsets topic (offsets.storage.topic) gets its offsets in the
         // task's transactions, and the worker's a copy after each commit.
-        let own_topic = connector
-            .props
-            .get(ferry_runtime::config::connector::OFFSETS_STORAGE_TOPIC)
-            .map(|t| t.trim())
-            .filter(|t| !t.is_empty() && *t != self.config.offset_topic.name);
+        let own_topic = self.worker.own_offsets_topic(&connector.props);
         Some(ExactlyOnce {
             transactional_id: transactional_id(&self.config.group_id, id),
             offsets_topic: own_topic

@@ -104,10 +104,6 @@ impl KafkaConfigStore {
         self
     }
 
-    pub fn uses_leader_writer(&self) -> bool {
-        self.leader_writer.is_some()
-    }
-
     /// On becoming the leader: fences out earlier leaders' writes (no-op without the writer).
     pub async fn claim_write_privileges(&self) -> Result<(), StoreError> {
         match &self.leader_writer {

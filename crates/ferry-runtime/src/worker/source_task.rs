@@ -361,6 +361,8 @@ impl SourcePipeline {
             return Ok(());
         }
         let offsets_topic = t.settings.offsets_topic.clone();
+        // A copy for the worker's offsets topic, when the connector has a topic of its own.
+        let copy_to_worker = t.settings.worker_offsets.is_some();
         let failed = |e: &dyn std::fmt::Display| {
             ConnectError::other(format!(
                 "Failed to flush offsets and/or records for task {}: {e}",
@@ -371,7 +373,9 @@ impl SourcePipeline {
         for (partition, offset) in self.submitted.latest() {
             let key = encode_key(&self.ctx.id.connector, &partition)?;
             let value = encode_offset(&offset)?;
-            written.push((key.clone(), Some(value.clone())));
+            if copy_to_worker {
+                written.push((key.clone(), Some(value.clone())));
+            }
             let record = OutgoingRecord {
                 topic: &offsets_topic,
                 partition: None,

@@ -214,17 +214,25 @@ impl Worker {
         self
     }
 
+    /// A connector's own offsets topic (`offsets.storage.topic`, distributed mode), when it
+    /// names one other than the worker's.
+    pub fn own_offsets_topic<'a>(&self, connector_props: &'a ConfigMap) -> Option<&'a str> {
+        let topics = self.offset_topics.as_ref()?;
+        connector_props
+            .get(crate::config::connector::OFFSETS_STORAGE_TOPIC)
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty() && *t != topics.worker_topic())
+    }
+
     /// Where a connector's offsets are read and written: its own offsets topic combined with
     /// the worker's when it names one (distributed mode), the worker's otherwise.
     pub fn offset_store_for(&self, connector_props: &ConfigMap) -> Arc<dyn OffsetBackingStore> {
-        let own = connector_props
-            .get(crate::config::connector::OFFSETS_STORAGE_TOPIC)
-            .map(|t| t.trim())
-            .filter(|t| !t.is_empty());
-        match (&self.offset_topics, own) {
-            (Some(topics), Some(topic)) if topic != topics.worker_topic() => Arc::new(
-                ConnectorOffsetStore::new(topic, topics.clone(), self.offsets.clone()),
-            ),
+        match (&self.offset_topics, self.own_offsets_topic(connector_props)) {
+            (Some(topics), Some(topic)) => Arc::new(ConnectorOffsetStore::new(
+                topic,
+                topics.clone(),
+                self.offsets.clone(),
+            )),
             _ => self.offsets.clone(),
         }
     }
