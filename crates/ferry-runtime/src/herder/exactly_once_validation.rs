@@ -6,10 +6,10 @@ use ferry_api::ConfigMap;
 use ferry_api::ConnectError;
 
 use super::validation::ConfigInfo;
-use crate::config::connector::{EXACTLY_ONCE_SUPPORT, TRANSACTION_BOUNDARY};
+use crate::config::connector::{EXACTLY_ONCE_SUPPORT, OFFSETS_STORAGE_TOPIC, TRANSACTION_BOUNDARY};
 
-/// Adds the errors of `exactly.once.support=required` and `transaction.boundary=connector` to
-/// their keys, when those keys have no error yet. `enabled`: the worker's
+/// Adds the errors of `exactly.once.support=required`, `transaction.boundary=connector` and an
+/// `offsets.storage.topic` Ferry cannot place to their keys, when those keys have no error yet. `enabled`: the worker's
 /// `exactly.once.source.support=enabled`.
 pub(crate) fn check(
     enabled: bool,
@@ -51,7 +51,19 @@ pub(crate) fn check(
         };
         add(configs, TRANSACTION_BOUNDARY, error.into_iter().collect());
     }
+    // Java creates a connector's offsets topic on the cluster its producer writes to; Ferry
+    // keeps it on the worker's, so it refuses the combination rather than ignore the override.
+    let set = |key: &str| config.get(key).is_some_and(|v| !v.trim().is_empty());
+    if set(OFFSETS_STORAGE_TOPIC) && set(PRODUCER_BOOTSTRAP_OVERRIDE) {
+        add(
+            configs,
+            OFFSETS_STORAGE_TOPIC,
+            vec![format!("Ferry keeps connector-specific offsets topics on the worker's Kafka cluster, so it cannot use one together with {PRODUCER_BOOTSTRAP_OVERRIDE} (Java would create the topic on the producer's cluster); remove one of the two.")],
+        );
+    }
 }
+
+const PRODUCER_BOOTSTRAP_OVERRIDE: &str = "producer.override.bootstrap.servers";
 
 /// Java's message when the connector's answer was an exception.
 fn unexpected(what: &str, error: &ConnectError) -> String {
@@ -128,6 +140,24 @@ mod tests {
         for mode in [Some(true), Some(false), None] {
             assert!(errors(mode, &topic, "offsets.storage.topic").is_empty());
         }
+    }
+
+    #[test]
+    fn a_connector_offsets_topic_on_another_cluster_is_refused_in_distributed_mode() {
+        let elsewhere = [
+            ("offsets.storage.topic", "my-offsets"),
+            ("producer.override.bootstrap.servers", "other:9092"),
+            ("file", "/in.txt"),
+        ];
+        for mode in [Some(true), Some(false)] {
+            let errors = errors(mode, &elsewhere, "offsets.storage.topic");
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(errors[0].contains("producer.override.bootstrap.servers"));
+        }
+        assert!(
+            errors(None, &elsewhere, "offsets.storage.topic").is_empty(),
+            "standalone mode ignores offsets.storage.topic, as Java's does"
+        );
     }
 
     #[test]
