@@ -196,10 +196,12 @@ impl DistributedHerder {
             return Ok((kind, config));
         }
         tracing::debug!(connector = %name, "Fencing zombie tasks before modifying the offsets of an exactly-once source connector");
-        self.request_fencing(name).await.map_err(|e| {
-            HerderError::Internal(format!(
-                "Failed to perform zombie fencing for source connector prior to modifying offsets: {e}"
-            ))
+        self.request_fencing(name).await.map_err(|error| {
+            tracing::error!(connector = %name, %error, "Failed to perform zombie fencing for source connector prior to modifying offsets");
+            HerderError::Internal(
+                "Failed to perform zombie fencing for source connector prior to modifying offsets"
+                    .to_owned(),
+            )
         })?;
         self.require_leader()?;
         self.stopped(name)
