@@ -4,14 +4,17 @@
 use ferry_api::config::{
     ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, Validator,
 };
-use ferry_api::data::{Decimal, Schema, SchemaBuilder, SchemaRef, Struct, Type, Value};
+use ferry_api::data::{
+    check_field_value, check_null_allowed, Decimal, Schema, SchemaBuilder, SchemaRef, Struct, Type,
+    Value,
+};
 use ferry_api::java::{calendar, java_to_string, temporal::instant_of};
 use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
 
 use crate::util::{
-    class_name, copy_schema_basics, put_struct_field, require_map, require_struct,
-    struct_field_value, Part, SchemaCache,
+    class_name, copy_schema_basics, moved_field_value, require_map, require_struct,
+    struct_field_value, take_struct_values, Part, SchemaCache,
 };
 
 pub const SPEC_CONFIG: &str = "spec";
@@ -143,29 +146,48 @@ impl Cast {
         Ok(Value::Map(entries))
     }
 
-    fn with_schema(
-        &self,
-        cfg: &CastConfig,
-        schema: &SchemaRef,
-        value: &Value,
-    ) -> Result<(SchemaRef, Value), ConnectError> {
+    fn with_schema(&self, cfg: &CastConfig, record: &mut dyn Record) -> Result<(), ConnectError> {
+        let Some(schema) = self.part.schema(record).cloned() else {
+            return Ok(());
+        };
         let updated = self
             .schemas
-            .get_or_build(schema, || build_schema(&cfg.spec, schema))?;
+            .get_or_build(&schema, || build_schema(&cfg.spec, &schema))?;
+        let value = self.part.value(record);
         if let Some(target) = cfg.spec.whole {
-            return Ok((updated, cast_value(Some(schema), value, target)?));
+            let cast = cast_value(Some(&schema), value, target)?;
+            self.part.set(record, Some(updated), cast);
+            return Ok(());
         }
         let original = require_struct(value, PURPOSE)?;
-        let mut result = Struct::new(updated.clone())?;
-        for field in &original.schema().fields {
-            let current = struct_field_value(original, field, cfg.replace_null_with_default);
-            let new_value = match cfg.spec.field_type(&field.name) {
-                Some(target) => cast_value(Some(&field.schema), current, target)?,
-                None => current.clone(),
-            };
-            put_struct_field(&mut result, &field.name, new_value)?;
+        let input = original.schema().clone();
+        let with_default = cfg.replace_null_with_default;
+        // Casts and Java's checks of every put come first: nothing is moved out of a record
+        // that fails.
+        let mut casts = Vec::with_capacity(cfg.spec.fields.len());
+        for (field, out) in input.fields.iter().zip(&updated.fields) {
+            let current = struct_field_value(original, field, with_default);
+            match cfg.spec.field_type(&field.name) {
+                Some(target) => {
+                    let cast = cast_value(Some(&field.schema), current, target)?;
+                    check_field_value(out, &cast)?;
+                    casts.push((field.index, cast));
+                }
+                None => check_null_allowed(out, current)?,
+            }
         }
-        Ok((updated, Value::Struct(result)))
+        let mut values = take_struct_values(self.part, record);
+        let mut result: Vec<Value> = input
+            .fields
+            .iter()
+            .map(|f| moved_field_value(&mut values, f, with_default))
+            .collect();
+        for (index, cast) in casts {
+            result[index] = cast;
+        }
+        let value = Struct::from_values(updated.clone(), result)?;
+        self.part.set(record, Some(updated), Value::Struct(value));
+        Ok(())
     }
 }
 
@@ -199,14 +221,12 @@ impl Transformation for Cast {
         if value.is_null() {
             return Ok(true);
         }
-        let (schema, value) = match self.part.schema(record) {
-            None => (None, self.schemaless(cfg, value)?),
-            Some(schema) => {
-                let (s, v) = self.with_schema(cfg, schema, value)?;
-                (Some(s), v)
-            }
-        };
-        self.part.set(record, schema, value);
+        if self.part.schema(record).is_none() {
+            let value = self.schemaless(cfg, value)?;
+            self.part.set(record, None, value);
+        } else {
+            self.with_schema(cfg, record)?;
+        }
         Ok(true)
     }
 }

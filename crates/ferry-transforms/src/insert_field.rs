@@ -2,13 +2,15 @@
 //! offset (sink records) or timestamp, or a fixed string, to a struct or map.
 
 use ferry_api::config::{ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance};
-use ferry_api::data::{timestamp, Schema, SchemaBuilder, SchemaRef, Struct, Value};
+use ferry_api::data::{
+    check_null_allowed, timestamp, Schema, SchemaBuilder, SchemaRef, Struct, Value,
+};
 use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
 
 use crate::util::{
-    copy_schema_basics, put_struct_field, require_map, require_struct, struct_field_value, Part,
-    SchemaCache, StructFields,
+    copy_schema_basics, moved_field_value, require_map, require_struct, struct_field_value,
+    take_struct_values, Part, SchemaCache, StructFields,
 };
 
 pub const TOPIC_FIELD: &str = "topic.field";
@@ -81,7 +83,7 @@ pub struct InsertField {
 
 /// The values to insert, read from the record before its key or value is rebuilt.
 struct Inserts {
-    topic: String,
+    topic: Option<String>,
     partition: Option<i32>,
     offset: Option<i64>,
     timestamp: Option<i64>,
@@ -111,7 +113,7 @@ impl InsertField {
             })?),
         };
         Ok(Inserts {
-            topic: record.topic().to_owned(),
+            topic: cfg.topic.as_ref().map(|_| record.topic().to_owned()),
             partition: record.kafka_partition(),
             offset,
             timestamp: record.timestamp(),
@@ -156,23 +158,24 @@ impl InsertField {
         Ok(fields.into_builder().build())
     }
 
-    /// The (name, value) pairs to add, in Java's order; absent partition or timestamp add nothing.
-    fn additions(cfg: &InsertConfig, inserts: Inserts) -> Vec<(String, Value)> {
+    /// The fields to add, in Java's order, each with its value; a missing partition or
+    /// timestamp has none (the field is left unset).
+    fn additions(cfg: &InsertConfig, inserts: Inserts) -> Vec<(&InsertionSpec, Option<Value>)> {
         let mut out = Vec::with_capacity(5);
         if let Some(spec) = &cfg.topic {
-            out.push((spec.name.clone(), Value::String(inserts.topic)));
+            out.push((spec, inserts.topic.map(Value::String)));
         }
-        if let (Some(spec), Some(p)) = (&cfg.partition, inserts.partition) {
-            out.push((spec.name.clone(), Value::Int32(p)));
+        if let Some(spec) = &cfg.partition {
+            out.push((spec, inserts.partition.map(Value::Int32)));
         }
-        if let (Some(spec), Some(o)) = (&cfg.offset, inserts.offset) {
-            out.push((spec.name.clone(), Value::Int64(o)));
+        if let Some(spec) = &cfg.offset {
+            out.push((spec, inserts.offset.map(Value::Int64)));
         }
-        if let (Some(spec), Some(t)) = (&cfg.timestamp, inserts.timestamp) {
-            out.push((spec.name.clone(), Value::Int64(t)));
+        if let Some(spec) = &cfg.timestamp {
+            out.push((spec, inserts.timestamp.map(Value::Int64)));
         }
-        if let (Some(spec), Some(v)) = (&cfg.static_field, &cfg.static_value) {
-            out.push((spec.name.clone(), Value::String(v.clone())));
+        if let Some(spec) = &cfg.static_field {
+            out.push((spec, cfg.static_value.clone().map(Value::String)));
         }
         out
     }
@@ -273,10 +276,14 @@ impl Transformation for InsertField {
             None => {
                 let mut entries = require_map(value, PURPOSE)?.to_vec();
                 let inserts = Self::inserts(cfg, record)?;
-                for (name, v) in Self::additions(cfg, inserts) {
-                    match entries.iter().position(|(k, _)| k.as_str() == Some(&name)) {
+                for (spec, v) in Self::additions(cfg, inserts) {
+                    let Some(v) = v else { continue };
+                    match entries
+                        .iter()
+                        .position(|(k, _)| k.as_str() == Some(&spec.name))
+                    {
                         Some(i) => entries[i].1 = v,
-                        None => entries.push((Value::String(name), v)),
+                        None => entries.push((Value::String(spec.name.clone()), v)),
                     }
                 }
                 (None, Value::Map(entries))
@@ -285,19 +292,33 @@ impl Transformation for InsertField {
                 let original = require_struct(value, PURPOSE)?;
                 let inserts = Self::inserts(cfg, record)?;
                 // Java derives the new schema from the struct's own schema.
-                let source = original.schema();
+                let source = original.schema().clone();
                 let updated = self
                     .schemas
-                    .get_or_build(source, || Self::updated_schema(cfg, source))?;
-                let mut out = Struct::new(updated.clone())?;
+                    .get_or_build(&source, || Self::updated_schema(cfg, &source))?;
+                // Java puts every input field into the new struct: a required one holding null
+                // fails here, before any value is moved out of the record.
                 for field in &source.fields {
-                    let v = struct_field_value(original, field, cfg.replace_null_with_default);
-                    put_struct_field(&mut out, &field.name, v.clone())?;
+                    check_null_allowed(
+                        field,
+                        struct_field_value(original, field, cfg.replace_null_with_default),
+                    )?;
                 }
-                for (name, v) in Self::additions(cfg, inserts) {
-                    put_struct_field(&mut out, &name, v)?;
-                }
-                (Some(updated), Value::Struct(out))
+                let mut input = take_struct_values(self.part, record);
+                let mut values: Vec<Value> = source
+                    .fields
+                    .iter()
+                    .map(|f| moved_field_value(&mut input, f, cfg.replace_null_with_default))
+                    .collect();
+                values.extend(
+                    Self::additions(cfg, inserts)
+                        .into_iter()
+                        .map(|(_, v)| v.unwrap_or_default()),
+                );
+                (
+                    Some(updated.clone()),
+                    Value::Struct(Struct::from_values(updated, values)?),
+                )
             }
         };
         self.part.set(record, schema, updated);

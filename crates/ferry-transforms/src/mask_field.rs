@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ferry_api::config::{
     ConfigDef, ConfigKey, ConfigType, ConfigValue, DefaultValue, Importance, Validator,
 };
-use ferry_api::data::{Decimal, Schema, Struct, Value};
+use ferry_api::data::{check_field_value, check_null_allowed, Decimal, Schema, Struct, Value};
 use ferry_api::java::temporal::Temporal;
 use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
@@ -14,7 +14,9 @@ use ferry_api::{ConfigMap, ConnectError};
 use crate::cast::{
     decimal_double_value, decimal_long_value, java_class_text, parse_java_big_decimal,
 };
-use crate::util::{put_struct_field, require_map, require_struct, struct_field_value, Part};
+use crate::util::{
+    moved_field_value, require_map, require_struct, struct_field_value, take_struct_values, Part,
+};
 
 pub const FIELDS_CONFIG: &str = "fields";
 pub const REPLACEMENT_CONFIG: &str = "replacement";
@@ -208,18 +210,31 @@ impl Transformation for MaskField {
             }
             Some(_) => {
                 let original = require_struct(value, PURPOSE)?;
-                let mut out = Struct::new(original.schema().clone())?;
-                for field in &original.schema().fields {
-                    let current =
-                        struct_field_value(original, field, cfg.replace_null_with_default);
-                    let new_value = if cfg.fields.contains(&field.name) {
-                        masked(cfg, Some(&field.schema), current)?
+                let input = original.schema().clone();
+                let with_default = cfg.replace_null_with_default;
+                // The masks and Java's checks of every put come first: nothing is moved out of
+                // a record that fails.
+                let mut masks = Vec::with_capacity(cfg.fields.len());
+                for field in &input.fields {
+                    let current = struct_field_value(original, field, with_default);
+                    if cfg.fields.contains(&field.name) {
+                        let mask = masked(cfg, Some(&field.schema), current)?;
+                        check_field_value(field, &mask)?;
+                        masks.push((field.index, mask));
                     } else {
-                        current.clone()
-                    };
-                    put_struct_field(&mut out, &field.name, new_value)?;
+                        check_null_allowed(field, current)?;
+                    }
                 }
-                Value::Struct(out)
+                let mut values = take_struct_values(self.part, record);
+                let mut updated: Vec<Value> = input
+                    .fields
+                    .iter()
+                    .map(|f| moved_field_value(&mut values, f, with_default))
+                    .collect();
+                for (index, mask) in masks {
+                    updated[index] = mask;
+                }
+                Value::Struct(Struct::from_values(input, updated)?)
             }
         };
         self.part.set(record, schema, updated);

@@ -12,13 +12,13 @@ use std::sync::Arc;
 use ferry_api::config::{
     ConfigDef, ConfigKey, ConfigType, ConfigValue, DefaultValue, Importance, Validator,
 };
-use ferry_api::data::{SchemaBuilder, SchemaRef, Struct, Value};
+use ferry_api::data::{check_null_allowed, SchemaBuilder, SchemaRef, Struct, Value};
 use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
 
 use crate::util::{
-    class_name, copy_schema_basics, put_struct_field, require_map, require_struct, Part,
-    SchemaCache, StructFields,
+    class_name, copy_schema_basics, moved_field_value, require_map, require_struct,
+    struct_field_value, take_struct_values, Part, SchemaCache, StructFields,
 };
 
 pub const EXCLUDE_CONFIG: &str = "exclude";
@@ -133,7 +133,14 @@ pub struct ReplaceField {
     renames: HashMap<String, String>,
     reverse_renames: HashMap<String, String>,
     replace_null_with_default: bool,
-    cache: SchemaCache,
+    cache: SchemaCache<Arc<Replacement>>,
+}
+
+/// The output schema for one input schema, and the input field each output field takes its
+/// value from.
+struct Replacement {
+    schema: SchemaRef,
+    sources: Vec<usize>,
 }
 
 impl ReplaceField {
@@ -186,32 +193,62 @@ impl ReplaceField {
         Ok(Value::Map(updated))
     }
 
-    fn updated_schema(&self, schema: &SchemaRef) -> Result<SchemaRef, ConnectError> {
+    fn replacement(&self, schema: &SchemaRef) -> Result<Arc<Replacement>, ConnectError> {
         let mut fields = StructFields::new(copy_schema_basics(schema, SchemaBuilder::struct_()));
         for field in &schema.fields {
             if self.keeps(&field.name) {
                 fields.add(self.renamed(&field.name), field.schema.clone())?;
             }
         }
-        Ok(fields.into_builder().build())
+        let updated = fields.into_builder().build();
+        // Java reads each output field from the input by its reverse-renamed name.
+        let sources = updated
+            .fields
+            .iter()
+            .map(|f| {
+                let source = self.original_name(&f.name);
+                schema.field(source).map(|s| s.index).ok_or_else(|| {
+                    ConnectError::data(format!("{source} is not a valid field name"))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Arc::new(Replacement {
+            schema: updated,
+            sources,
+        }))
     }
 
-    fn apply_with_schema(&self, value: &Value) -> Result<(SchemaRef, Value), ConnectError> {
-        let original = require_struct(value, PURPOSE)?;
-        let schema = self
+    fn apply_with_schema(&self, record: &mut dyn Record) -> Result<(), ConnectError> {
+        let original = require_struct(self.part.value(record), PURPOSE)?;
+        let input = original.schema().clone();
+        let plan = self
             .cache
-            .get_or_build(original.schema(), || self.updated_schema(original.schema()))?;
-        let mut updated = Struct::new(schema.clone())?;
-        for field in &schema.fields {
-            let source = self.original_name(&field.name);
-            let field_value = if self.replace_null_with_default {
-                original.get(source)?
-            } else {
-                original.get_without_default(source)?
-            };
-            put_struct_field(&mut updated, &field.name, field_value.clone())?;
+            .get_or_build(&input, || self.replacement(&input))?;
+        // Every check that can fail comes before the input's values are moved out.
+        for (field, &source) in plan.schema.fields.iter().zip(&plan.sources) {
+            let value = struct_field_value(
+                original,
+                &input.fields[source],
+                self.replace_null_with_default,
+            );
+            check_null_allowed(field, value)?;
         }
-        Ok((schema, Value::Struct(updated)))
+        let mut values = take_struct_values(self.part, record);
+        let updated: Vec<Value> = plan
+            .sources
+            .iter()
+            .map(|&source| {
+                moved_field_value(
+                    &mut values,
+                    &input.fields[source],
+                    self.replace_null_with_default,
+                )
+            })
+            .collect();
+        let value = Struct::from_values(plan.schema.clone(), updated)?;
+        self.part
+            .set(record, Some(plan.schema.clone()), Value::Struct(value));
+        Ok(())
     }
 }
 
@@ -247,8 +284,7 @@ impl Transformation for ReplaceField {
             let updated = self.apply_schemaless(value)?;
             self.part.set(record, None, updated);
         } else {
-            let (schema, updated) = self.apply_with_schema(value)?;
-            self.part.set(record, Some(schema), updated);
+            self.apply_with_schema(record)?;
         }
         Ok(true)
     }

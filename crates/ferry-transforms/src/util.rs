@@ -132,6 +132,35 @@ pub fn struct_field_value<'a>(
     }
 }
 
+/// Takes a field's value out of `values` (an input struct's, moved) for a rebuilt struct: the
+/// field schema's default stands in for null when `with_default` is set, as in
+/// [`struct_field_value`].
+pub fn moved_field_value(
+    values: &mut [Value],
+    field: &ferry_api::data::Field,
+    with_default: bool,
+) -> Value {
+    let stored = values
+        .get_mut(field.index)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    match (&stored, &field.schema.default) {
+        (Value::Null, Some(default)) if with_default => default.clone(),
+        _ => stored,
+    }
+}
+
+/// Moves the values out of the struct in a record part that [`require_struct`] has accepted.
+/// Transforms call it once every check that can fail has passed, so a failing record is left
+/// as it was.
+pub fn take_struct_values(part: Part, record: &mut dyn Record) -> Vec<Value> {
+    match part.take(record).1 {
+        Value::Struct(s) => s.into_values(),
+        // Not reached after require_struct; the rebuilt struct then refuses the missing values.
+        _ => Vec::new(),
+    }
+}
+
 /// Java's `Struct.put(name, value)`: a null in a required field is refused with Java's message
 /// before the value is checked against the field's schema.
 pub fn put_struct_field(target: &mut Struct, name: &str, value: Value) -> Result<(), ConnectError> {
@@ -186,18 +215,19 @@ impl StructFields {
 }
 
 /// Derived schemas keyed by the schema they were made from, as Java's transforms keep them in a
-/// synchronized LRU cache of 16. A lookup tries the same `Arc` first, then an equal schema.
-pub struct SchemaCache {
-    entries: std::sync::Mutex<Vec<(SchemaRef, SchemaRef)>>,
+/// synchronized LRU cache of 16. A lookup tries the same `Arc` first, then an equal schema. What
+/// is derived can carry more than the schema (`D`), such as where each field comes from.
+pub struct SchemaCache<D = SchemaRef> {
+    entries: std::sync::Mutex<Vec<(SchemaRef, D)>>,
 }
 
-impl Default for SchemaCache {
+impl<D: Clone> Default for SchemaCache<D> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl SchemaCache {
+impl<D: Clone> SchemaCache<D> {
     const CAPACITY: usize = 16;
 
     pub fn new() -> Self {
@@ -206,24 +236,26 @@ impl SchemaCache {
         }
     }
 
-    /// The schema derived from `key`, built with `build` (outside the lock) when not cached.
+    /// What is derived from `key`, built with `build` (outside the lock) when not cached.
     pub fn get_or_build(
         &self,
         key: &SchemaRef,
-        build: impl FnOnce() -> Result<SchemaRef, ConnectError>,
-    ) -> Result<SchemaRef, ConnectError> {
+        build: impl FnOnce() -> Result<D, ConnectError>,
+    ) -> Result<D, ConnectError> {
         {
             let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
             let found = entries
                 .iter()
-                .position(|(k, _)| std::sync::Arc::ptr_eq(k, key))
+                .rposition(|(k, _)| std::sync::Arc::ptr_eq(k, key))
                 .or_else(|| entries.iter().position(|(k, _)| **k == **key));
             if let Some(i) = found {
                 // Most recently used entries live at the end.
-                let entry = entries.remove(i);
-                let derived = entry.1.clone();
-                entries.push(entry);
-                return Ok(derived);
+                let last = entries.len() - 1;
+                if i != last {
+                    let entry = entries.remove(i);
+                    entries.push(entry);
+                }
+                return Ok(entries[last].1.clone());
             }
         }
         let derived = build()?;

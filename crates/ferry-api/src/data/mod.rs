@@ -10,4 +10,4 @@ pub use logical::{
     DECIMAL_SCALE_PARAMETER, TIMESTAMP_LOGICAL_NAME, TIME_LOGICAL_NAME,
 };
 pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, Type};
-pub use value::{SchemaAndValue, Struct, Value};
+pub use value::{check_field_value, check_null_allowed, SchemaAndValue, Struct, Value};

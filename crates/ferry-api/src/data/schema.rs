@@ -213,7 +213,10 @@ impl Schema {
                 }
                 true
             }
-            (Type::Struct, Value::Struct(s)) => s.schema().as_ref() == self,
+            // The same schema object is by far the common case; equality is a deep comparison.
+            (Type::Struct, Value::Struct(s)) => {
+                std::ptr::eq(s.schema().as_ref(), self) || s.schema().as_ref() == self
+            }
             _ => false,
         };
         if fits {

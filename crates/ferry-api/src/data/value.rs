@@ -187,6 +187,48 @@ impl Struct {
         &self.values[index]
     }
 
+    /// A struct of `schema` holding `values` in field order, each value checked against its
+    /// field's schema; a null stands for a field left unset, as in [`Struct::new`]. Transforms
+    /// build their output this way, moving the input's values rather than copying them.
+    pub fn from_values(schema: SchemaRef, values: Vec<Value>) -> Result<Self> {
+        if schema.kind != Type::Struct {
+            return Err(ConnectError::data(
+                "Not a struct schema: ".to_owned() + schema.kind.java_name(),
+            ));
+        }
+        if values.len() != schema.fields.len() {
+            return Err(ConnectError::data(format!(
+                "A struct of {} fields cannot hold {} values",
+                schema.fields.len(),
+                values.len()
+            )));
+        }
+        for (field, value) in schema.fields.iter().zip(&values) {
+            if !value.is_null() {
+                field.schema.validate_value(value)?;
+            }
+        }
+        Ok(Struct { schema, values })
+    }
+
+    /// Sets the field at `index`, checking the value against the field's schema (Java's
+    /// `Struct.put(Field, Object)`, with its message naming a required field set to null).
+    pub fn put_at(&mut self, index: usize, value: Value) -> Result<&mut Self> {
+        let field = self
+            .schema
+            .fields
+            .get(index)
+            .ok_or_else(|| ConnectError::data(format!("{index} is not a valid field index")))?;
+        check_field_value(field, &value)?;
+        self.values[index] = value;
+        Ok(self)
+    }
+
+    /// The struct's values in field order, moved out.
+    pub fn into_values(self) -> Vec<Value> {
+        self.values
+    }
+
     fn value_or_default<'a>(&'a self, index: usize, schema: &'a Schema) -> &'a Value {
         match (&self.values[index], &schema.default) {
             (Value::Null, Some(default)) => default,
@@ -214,6 +256,25 @@ impl Struct {
     pub fn values(&self) -> &[Value] {
         &self.values
     }
+}
+
+/// Java's `ConnectSchema.validateValue(field.name(), field.schema(), value)`, which refuses a
+/// null for a required field even when the field has a default.
+pub fn check_field_value(field: &crate::data::Field, value: &Value) -> Result<()> {
+    check_null_allowed(field, value)?;
+    field.schema.validate_value(value)
+}
+
+/// The null check of [`check_field_value`] alone, with Java's message naming the field.
+pub fn check_null_allowed(field: &crate::data::Field, value: &Value) -> Result<()> {
+    if value.is_null() && !field.schema.optional {
+        return Err(ConnectError::data(format!(
+            "Invalid value: null used for required field: \"{}\", schema type: {}",
+            field.name,
+            field.schema.kind.java_name()
+        )));
+    }
+    Ok(())
 }
 
 /// A schema (absent for schemaless data) with its value.
