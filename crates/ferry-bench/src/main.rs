@@ -6,6 +6,7 @@
 
 mod cluster;
 mod http;
+mod many;
 mod raw;
 mod report;
 mod wait;
@@ -125,6 +126,18 @@ enum Command {
     /// kill -9 the first candidate worker running a task of `connector`, wait until
     /// `GET <url>/connectors/{connector}/status` shows `tasks` tasks RUNNING on other workers,
     /// and print the ms from the kill.
+    /// POST `count` connectors, the body TEMPLATE with `{i}` replaced by 1..=count, to one
+    /// worker, then wait until all are RUNNING; print the ms from the first POST (W11).
+    CreateMany {
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        template: String,
+        #[arg(long)]
+        count: usize,
+        #[arg(long, default_value_t = 900)]
+        timeout_s: u64,
+    },
     Failover {
         /// The base URL of a worker that is not a candidate; its status answers are timed.
         #[arg(long)]
@@ -224,6 +237,15 @@ fn main() -> anyhow::Result<()> {
             timeout_s,
         } => {
             let ms = cluster::create_running(&url, &body, tasks, secs(timeout_s))?;
+            println!("{ms}");
+        }
+        Command::CreateMany {
+            url,
+            template,
+            count,
+            timeout_s,
+        } => {
+            let ms = many::create_many(&url, &template, count, secs(timeout_s))?;
             println!("{ms}");
         }
         Command::Failover {

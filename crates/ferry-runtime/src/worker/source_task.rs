@@ -336,8 +336,9 @@ impl SourcePipeline {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         while let Ok(ack) = self.acks.try_recv() {
-            if let Some(record) = self.submitted.ack(ack.seq) {
-                self.task.commit_record(record, None)?;
+            let task = &mut self.task;
+            if let Some(committed) = self.submitted.ack(ack.seq, |r| task.commit_record(r, None)) {
+                committed?;
             }
         }
         self.producer
@@ -762,37 +763,44 @@ fn handle_ack(
 ) -> Result<bool, ConnectError> {
     match ack.result {
         Ok(delivered) => {
-            let Some(record) = submitted.ack(ack.seq) else {
+            let Some(committed) = submitted.ack(ack.seq, |record| {
+                topics.record(&record.topic);
+                let metadata = RecordMetadata {
+                    topic: record.topic.clone(),
+                    partition: delivered.partition,
+                    offset: delivered.offset,
+                };
+                task.commit_record(record, Some(&metadata))
+            }) else {
                 return Ok(false);
             };
-            topics.record(&record.topic);
-            let metadata = RecordMetadata {
-                topic: record.topic.clone(),
-                partition: delivered.partition,
-                offset: delivered.offset,
-            };
-            task.commit_record(record, Some(&metadata))?;
+            committed?;
             Ok(true)
         }
         Err(e) => {
             let error =
                 ConnectError::with_source("Unrecoverable exception from producer send callback", e);
-            let record = submitted.ack(ack.seq);
-            let describe = || {
-                record
-                    .map(|r| format!("SourceRecord{{topic='{}'}}", r.topic))
-                    .unwrap_or_default()
+            let report = |errors: &mut ErrorHandler, topic: Option<&str>| {
+                let describe = || {
+                    topic
+                        .map(|t| format!("SourceRecord{{topic='{t}'}}"))
+                        .unwrap_or_default()
+                };
+                errors.handle(&ErrorContext {
+                    stage: Stage::KafkaProduce,
+                    class: "org.apache.kafka.clients.producer.KafkaProducer",
+                    error: &error,
+                    record: &describe,
+                })
             };
-            let ctx = ErrorContext {
-                stage: Stage::KafkaProduce,
-                class: "org.apache.kafka.clients.producer.KafkaProducer",
-                error: &error,
-                record: &describe,
-            };
-            errors.handle(&ctx)?;
             // Tolerated: the record counts as done, so later offsets of its partition commit.
-            if let Some(r) = record {
-                task.commit_record(r, None)?;
+            let handled = submitted.ack(ack.seq, |record| {
+                report(errors, Some(&record.topic))?;
+                task.commit_record(record, None)
+            });
+            match handled {
+                Some(result) => result?,
+                None => report(errors, None)?,
             }
             Ok(false)
         }

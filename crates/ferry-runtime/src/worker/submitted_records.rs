@@ -7,9 +7,27 @@ use std::sync::Arc;
 
 use ferry_api::record::{OffsetMap, SourceRecord};
 
+/// One sent record: the record itself until it is acknowledged (the task sees it again in
+/// `commit_record`), then only its source partition and offset, as Java's `SubmittedRecord`
+/// keeps, so a worker does not hold every record's data until the next offset commit.
 struct Entry {
-    record: SourceRecord,
-    acked: bool,
+    partition: Option<Arc<OffsetMap>>,
+    offset: Option<OffsetMap>,
+    /// Boxed so an acknowledged entry stays small.
+    record: Option<Box<SourceRecord>>,
+}
+
+impl Entry {
+    fn acked(&self) -> bool {
+        self.record.is_none()
+    }
+
+    fn offset(&self) -> Option<&OffsetMap> {
+        match &self.record {
+            Some(record) => record.source_offset.as_ref(),
+            None => self.offset.as_ref(),
+        }
+    }
 }
 
 /// How far one source partition can be committed during a scan.
@@ -39,21 +57,25 @@ impl SubmittedRecords {
     pub fn submit(&mut self, record: SourceRecord) -> usize {
         let seq = self.next_seq();
         self.entries.push_back(Entry {
-            record,
-            acked: false,
+            partition: record.source_partition.clone(),
+            offset: None,
+            record: Some(Box::new(record)),
         });
         seq
     }
 
-    /// Marks a record acknowledged and returns it; `None` for an unknown sequence number.
-    pub fn ack(&mut self, seq: usize) -> Option<&SourceRecord> {
+    /// Marks a record acknowledged, shows it to `f` (the task's `commit_record`), then keeps
+    /// only its source offset; `None` for an unknown or already acknowledged sequence number.
+    pub fn ack<R>(&mut self, seq: usize, f: impl FnOnce(&SourceRecord) -> R) -> Option<R> {
         let entry = self.entries.get_mut(seq.checked_sub(self.base)?)?;
-        entry.acked = true;
-        Some(&entry.record)
+        let mut record = entry.record.take()?;
+        let result = f(&record);
+        entry.offset = record.source_offset.take();
+        Some(result)
     }
 
     pub fn outstanding(&self) -> usize {
-        self.entries.iter().filter(|e| !e.acked).count()
+        self.entries.iter().filter(|e| !e.acked()).count()
     }
 
     /// For each source partition, the offset of its last record whose predecessors in that
@@ -61,7 +83,7 @@ impl SubmittedRecords {
     pub fn committable(&mut self) -> Vec<PartitionOffset> {
         let mut partitions: Vec<Progress<'_>> = Vec::new();
         for entry in &self.entries {
-            let partition = entry.record.source_partition.as_ref();
+            let partition = entry.partition.as_ref();
             let idx = match partitions
                 .iter()
                 .position(|p| same_partition(p.partition, partition))
@@ -80,8 +102,8 @@ impl SubmittedRecords {
             if progress.blocked {
                 continue;
             }
-            if entry.acked {
-                if let Some(offset) = entry.record.source_offset.as_ref() {
+            if entry.acked() {
+                if let Some(offset) = entry.offset() {
                     progress.offset = Some(offset);
                 }
             } else {
@@ -98,11 +120,18 @@ impl SubmittedRecords {
 
     /// Forgets the acknowledged prefix (an exactly-once task, once its transaction committed).
     pub fn forget_acknowledged(&mut self) {
-        while self.entries.front().is_some_and(|e| e.acked) {
+        while self.entries.front().is_some_and(Entry::acked) {
             self.entries.pop_front();
             self.base += 1;
         }
+        // A burst grows the queue; an idle task should not keep its peak.
+        if self.entries.capacity() > 4 * Self::KEPT_CAPACITY.max(self.entries.len()) {
+            self.entries
+                .shrink_to(Self::KEPT_CAPACITY.max(self.entries.len()));
+        }
     }
+
+    const KEPT_CAPACITY: usize = 256;
 }
 
 impl SubmittedRecords {
@@ -111,10 +140,7 @@ impl SubmittedRecords {
     pub fn latest(&self) -> Vec<PartitionOffset> {
         let mut latest: Vec<PartitionOffset> = Vec::new();
         for entry in &self.entries {
-            let (Some(partition), Some(offset)) = (
-                entry.record.source_partition.as_ref(),
-                entry.record.source_offset.as_ref(),
-            ) else {
+            let (Some(partition), Some(offset)) = (entry.partition.as_ref(), entry.offset()) else {
                 continue;
             };
             match latest
@@ -168,13 +194,18 @@ mod tests {
         let a1 = s.submit(record(&a, 1));
         let b1 = s.submit(record(&b, 10));
         let a2 = s.submit(record(&a, 2));
-        s.ack(a2);
-        s.ack(b1);
+        let shown = s.ack(a2, |r| r.source_offset.clone());
+        assert_eq!(
+            shown.flatten().and_then(|o| o.get("position").cloned()),
+            Some(Value::Int64(2)),
+            "the task sees the record with its offset"
+        );
+        s.ack(b1, |_| ());
         // a1 is not acknowledged, so nothing of partition a may be committed; b may.
         let c = s.committable();
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].1.get("position"), Some(&Value::Int64(10)));
-        s.ack(a1);
+        s.ack(a1, |_| ());
         let c = s.committable();
         let a_offset = c.iter().find(|(p, _)| p.as_ref() == a.as_ref()).unwrap();
         assert_eq!(a_offset.1.get("position"), Some(&Value::Int64(2)));
@@ -185,6 +216,36 @@ mod tests {
     #[test]
     fn unknown_ack_is_ignored() {
         let mut s = SubmittedRecords::default();
-        assert!(s.ack(5).is_none());
+        assert!(s.ack(5, |_| ()).is_none());
+    }
+
+    #[test]
+    fn a_record_is_acknowledged_once_and_its_latest_offset_is_kept() {
+        let a = partition("a");
+        let mut s = SubmittedRecords::default();
+        let a1 = s.submit(record(&a, 1));
+        let a2 = s.submit(record(&a, 2));
+        assert!(s.ack(a1, |_| ()).is_some());
+        assert!(s.ack(a1, |_| ()).is_none(), "a second report is ignored");
+        // Acknowledged or not, the latest offset of each partition is known.
+        assert_eq!(s.latest()[0].1.get("position"), Some(&Value::Int64(2)));
+        s.ack(a2, |_| ());
+        assert_eq!(s.latest()[0].1.get("position"), Some(&Value::Int64(2)));
+    }
+
+    #[test]
+    fn an_emptied_queue_gives_back_its_peak_capacity() {
+        let a = partition("a");
+        let mut s = SubmittedRecords::default();
+        let seqs: Vec<usize> = (0..10_000).map(|i| s.submit(record(&a, i))).collect();
+        for seq in seqs {
+            s.ack(seq, |_| ());
+        }
+        assert_eq!(s.committable().len(), 1);
+        assert!(
+            s.entries.capacity() <= 4 * SubmittedRecords::KEPT_CAPACITY,
+            "{}",
+            s.entries.capacity()
+        );
     }
 }
