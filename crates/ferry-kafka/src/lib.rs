@@ -10,6 +10,7 @@ pub mod consumer;
 mod error;
 pub mod group_offsets;
 pub mod producer;
+mod producer_poller;
 pub mod stats;
 /// Java key and trust stores read into PEM (kept here for the translation's callers).
 pub use ferry_tls::stores;

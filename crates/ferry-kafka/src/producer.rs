@@ -1,17 +1,19 @@
 //! A producer that reports each record's acknowledgement back to the task that sent it.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Header, Message, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 use rdkafka::statistics::Statistics;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use tokio::sync::mpsc;
 
 use crate::cluster::ConnectionFailure;
+use crate::producer_poller::Poller;
 use crate::stats::ClientStats;
 use crate::KafkaClientError;
 
@@ -37,6 +39,8 @@ struct AckContext {
     /// The first authentication or TLS failure; records would otherwise wait forever.
     failure: ConnectionFailure,
     stats: Arc<ClientStats>,
+    /// Records sent and not yet reported: the poller waits in librdkafka only while some are.
+    unacked: Arc<AtomicUsize>,
 }
 
 impl ClientContext for AckContext {
@@ -63,6 +67,7 @@ impl ProducerContext for AckContext {
                 Err(err.clone())
             }
         };
+        self.unacked.fetch_sub(1, Ordering::SeqCst);
         // The receiver is gone only when the task has stopped caring about acknowledgements.
         let _ = self.acks.send(Ack { seq, result });
     }
@@ -91,8 +96,10 @@ pub enum SendError {
 
 /// A producer whose delivery reports arrive on a channel.
 pub struct AckingProducer {
+    /// Dropped first: its thread stops before the producer goes.
+    poller: Poller,
     /// Shared so the transaction calls, which block, can run on a blocking thread.
-    inner: Arc<ThreadedProducer<AckContext>>,
+    inner: Arc<BaseProducer<AckContext>>,
 }
 
 impl AckingProducer {
@@ -100,22 +107,25 @@ impl AckingProducer {
         config: &ClientConfig,
     ) -> Result<(Self, mpsc::UnboundedReceiver<Ack>), KafkaClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let inner = config
+        let unacked = Arc::new(AtomicUsize::new(0));
+        let inner: BaseProducer<AckContext> = config
             .create_with_context(AckContext {
                 acks: tx,
                 failure: ConnectionFailure::default(),
                 stats: Arc::default(),
+                unacked: unacked.clone(),
             })
             .map_err(|cause| KafkaClientError::Create {
                 role: "producer",
                 cause,
             })?;
-        Ok((
-            AckingProducer {
-                inner: Arc::new(inner),
-            },
-            rx,
-        ))
+        let inner = Arc::new(inner);
+        let poller =
+            Poller::start(inner.clone(), unacked).map_err(|e| KafkaClientError::Interrupted {
+                operation: "starting the producer's poller",
+                message: e.to_string(),
+            })?;
+        Ok((AckingProducer { poller, inner }, rx))
     }
 
     /// Queues one record; its acknowledgement arrives later with `seq`.
@@ -141,12 +151,18 @@ impl AckingProducer {
             }
             base = base.headers(headers);
         }
-        self.inner
-            .send(base)
-            .map_err(|(err, _)| match err.rdkafka_error_code() {
+        // Counted before the send: its report may come before `send` returns.
+        let unacked = &self.inner.context().unacked;
+        unacked.fetch_add(1, Ordering::SeqCst);
+        if let Err((err, _)) = self.inner.send(base) {
+            unacked.fetch_sub(1, Ordering::SeqCst);
+            return Err(match err.rdkafka_error_code() {
                 Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
                 _ => SendError::Fatal(err),
-            })
+            });
+        }
+        self.poller.sent();
+        Ok(())
     }
 
     /// Waits until every queued record has been acknowledged or failed.
@@ -175,6 +191,11 @@ impl AckingProducer {
     /// set).
     pub fn stats(&self) -> Arc<ClientStats> {
         self.inner.context().stats.clone()
+    }
+
+    /// Whether nothing awaits an acknowledgement and the poller sleeps until the next send.
+    pub fn idle(&self) -> bool {
+        self.inner.context().unacked.load(Ordering::SeqCst) == 0 && self.poller.asleep()
     }
 
     /// Records queued or in flight.
@@ -225,9 +246,7 @@ impl AckingProducer {
     async fn blocking(
         &self,
         operation: &'static str,
-        call: impl FnOnce(&ThreadedProducer<AckContext>) -> rdkafka::error::KafkaResult<()>
-            + Send
-            + 'static,
+        call: impl FnOnce(&BaseProducer<AckContext>) -> rdkafka::error::KafkaResult<()> + Send + 'static,
     ) -> Result<(), KafkaClientError> {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || call(&inner))
