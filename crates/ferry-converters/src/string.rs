@@ -83,6 +83,10 @@ impl StringConverter {
     }
 
     fn write(&self, schema: Option<&SchemaRef>, value: &Value) -> Option<Vec<u8>> {
+        // A string is its own text (Java's `String.toString()`): encoded without a copy first.
+        if let Value::String(text) = value {
+            return Some(self.write_charset.encode(text));
+        }
         java_to_string(schema.map(|s| s.as_ref()), value)
             .map(|text| self.write_charset.encode(&text))
     }

@@ -21,6 +21,8 @@ use crate::{
 /// many idle tasks looking four times a second kept a core noticeably busy.
 const IDLE_WAIT: Duration = Duration::from_secs(1);
 const READ_BUFFER: usize = 64 * 1024;
+/// A batch vector is made this large up front at most (`batch.size` can be huge).
+const MAX_PREALLOCATED: usize = 4096;
 
 #[derive(Default)]
 pub struct FileStreamSourceTask {
@@ -152,6 +154,10 @@ impl SourceTask for FileStreamSourceTask {
             }
             self.position += i64::try_from(self.partial.len()).unwrap_or(i64::MAX);
             let record = self.line_record(line);
+            if self.pending.capacity() == 0 {
+                // A batch gets its vector at once rather than growing one; an idle task keeps none.
+                self.pending.reserve(self.batch_size.min(MAX_PREALLOCATED));
+            }
             self.pending.push(record);
             self.partial.clear();
         }

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use ferry_api::record::{OffsetMap, SourceRecord};
 
 /// One sent record: the record itself until it is acknowledged (the task sees it again in
-/// `commit_record`), then only its source partition and offset, as Java's `SubmittedRecord`
-/// keeps, so a worker does not hold every record's data until the next offset commit.
+/// `commit_record`), then only its source partition and offset, as Java's `SubmittedRecord`.
+/// Acknowledged entries at the front are folded away at once (see `folded`), so the queue holds
+/// about the records in flight, not every record since the last offset commit.
 struct Entry {
     partition: Option<Arc<OffsetMap>>,
     offset: Option<OffsetMap>,
-    /// Boxed so an acknowledged entry stays small.
-    record: Option<Box<SourceRecord>>,
+    record: Option<SourceRecord>,
 }
 
 impl Entry {
@@ -43,6 +43,13 @@ struct Progress<'a> {
 pub struct SubmittedRecords {
     base: usize,
     entries: VecDeque<Entry>,
+    /// For each source partition, the offset of the last acknowledged record already taken off
+    /// the front of the queue (every record before it is acknowledged too), until a commit
+    /// takes it.
+    folded: Vec<(Option<Arc<OffsetMap>>, Option<OffsetMap>)>,
+    /// Entries not yet acknowledged, counted rather than searched: the task reports it after
+    /// every batch.
+    unacked: usize,
 }
 
 /// The latest committable offset of one source partition.
@@ -59,8 +66,9 @@ impl SubmittedRecords {
         self.entries.push_back(Entry {
             partition: record.source_partition.clone(),
             offset: None,
-            record: Some(Box::new(record)),
+            record: Some(record),
         });
+        self.unacked += 1;
         seq
     }
 
@@ -69,19 +77,53 @@ impl SubmittedRecords {
     pub fn ack<R>(&mut self, seq: usize, f: impl FnOnce(&SourceRecord) -> R) -> Option<R> {
         let entry = self.entries.get_mut(seq.checked_sub(self.base)?)?;
         let mut record = entry.record.take()?;
+        self.unacked -= 1;
         let result = f(&record);
         entry.offset = record.source_offset.take();
+        self.fold_acknowledged_prefix();
         Some(result)
     }
 
     pub fn outstanding(&self) -> usize {
-        self.entries.iter().filter(|e| !e.acked()).count()
+        self.unacked
+    }
+
+    fn fold_acknowledged_prefix(&mut self) {
+        while self.entries.front().is_some_and(Entry::acked) {
+            let Some(entry) = self.entries.pop_front() else {
+                break;
+            };
+            self.base += 1;
+            let slot = match self
+                .folded
+                .iter()
+                .position(|(p, _)| same_partition(p.as_ref(), entry.partition.as_ref()))
+            {
+                Some(i) => &mut self.folded[i],
+                None => {
+                    self.folded.push((entry.partition, None));
+                    let last = self.folded.len() - 1;
+                    &mut self.folded[last]
+                }
+            };
+            if entry.offset.is_some() {
+                slot.1 = entry.offset;
+            }
+        }
     }
 
     /// For each source partition, the offset of its last record whose predecessors in that
-    /// partition are all acknowledged; then forgets the acknowledged prefix.
+    /// partition are all acknowledged; then forgets the acknowledged records.
     pub fn committable(&mut self) -> Vec<PartitionOffset> {
-        let mut partitions: Vec<Progress<'_>> = Vec::new();
+        let mut partitions: Vec<Progress<'_>> = self
+            .folded
+            .iter()
+            .map(|(partition, offset)| Progress {
+                partition: partition.as_ref(),
+                blocked: false,
+                offset: offset.as_ref(),
+            })
+            .collect();
         for entry in &self.entries {
             let partition = entry.partition.as_ref();
             let idx = match partitions
@@ -118,12 +160,11 @@ impl SubmittedRecords {
         result
     }
 
-    /// Forgets the acknowledged prefix (an exactly-once task, once its transaction committed).
+    /// Forgets the acknowledged records (an exactly-once task, once its transaction committed
+    /// their offsets).
     pub fn forget_acknowledged(&mut self) {
-        while self.entries.front().is_some_and(Entry::acked) {
-            self.entries.pop_front();
-            self.base += 1;
-        }
+        self.fold_acknowledged_prefix();
+        self.folded.clear();
         // A burst grows the queue; an idle task should not keep its peak.
         if self.entries.capacity() > 4 * Self::KEPT_CAPACITY.max(self.entries.len()) {
             self.entries
@@ -139,8 +180,13 @@ impl SubmittedRecords {
     /// what an exactly-once task writes in the transaction that carries those records.
     pub fn latest(&self) -> Vec<PartitionOffset> {
         let mut latest: Vec<PartitionOffset> = Vec::new();
-        for entry in &self.entries {
-            let (Some(partition), Some(offset)) = (entry.partition.as_ref(), entry.offset()) else {
+        let folded = self.folded.iter().map(|(p, o)| (p.as_ref(), o.as_ref()));
+        let queued = self
+            .entries
+            .iter()
+            .map(|e| (e.partition.as_ref(), e.offset()));
+        for (partition, offset) in folded.chain(queued) {
+            let (Some(partition), Some(offset)) = (partition, offset) else {
                 continue;
             };
             match latest
@@ -231,6 +277,37 @@ mod tests {
         assert_eq!(s.latest()[0].1.get("position"), Some(&Value::Int64(2)));
         s.ack(a2, |_| ());
         assert_eq!(s.latest()[0].1.get("position"), Some(&Value::Int64(2)));
+    }
+
+    #[test]
+    fn acknowledged_records_leave_the_queue_before_the_commit() {
+        let (a, b) = (partition("a"), partition("b"));
+        let mut s = SubmittedRecords::default();
+        let seqs: Vec<usize> = (0..1_000)
+            .map(|i| s.submit(record(if i % 2 == 0 { &a } else { &b }, i)))
+            .collect();
+        for &seq in &seqs[..600] {
+            s.ack(seq, |_| ());
+        }
+        assert_eq!(
+            s.entries.len(),
+            400,
+            "only the records still in flight are queued"
+        );
+        let c = s.committable();
+        let offset = |p: &Arc<OffsetMap>| {
+            c.iter()
+                .find(|(q, _)| q == p)
+                .and_then(|(_, o)| o.get("position").cloned())
+        };
+        assert_eq!(offset(&a), Some(Value::Int64(598)));
+        assert_eq!(offset(&b), Some(Value::Int64(599)));
+        assert!(s.committable().is_empty(), "a commit takes what it returns");
+        for &seq in &seqs[600..] {
+            s.ack(seq, |_| ());
+        }
+        assert_eq!(s.entries.len(), 0);
+        assert_eq!(s.committable().len(), 2);
     }
 
     #[test]
