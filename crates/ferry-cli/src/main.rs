@@ -2,6 +2,7 @@
 
 mod distributed;
 mod logging;
+mod memory;
 mod plugins;
 mod rest_client;
 mod standalone;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(async {
+        memory::release_freed_memory_periodically();
         match cli.command {
             Command::Standalone { worker, connectors } => {
                 standalone::run(&worker, &connectors, log_levels).await

@@ -14,7 +14,9 @@ use ferry_api::record::{OffsetMap, SourceRecord};
 struct Entry {
     partition: Option<Arc<OffsetMap>>,
     offset: Option<OffsetMap>,
-    record: Option<SourceRecord>,
+    /// Boxed: a queue grown by a burst keeps its capacity until the next offset commit, and
+    /// small entries keep that small.
+    record: Option<Box<SourceRecord>>,
 }
 
 impl Entry {
@@ -66,7 +68,7 @@ impl SubmittedRecords {
         self.entries.push_back(Entry {
             partition: record.source_partition.clone(),
             offset: None,
-            record: Some(record),
+            record: Some(Box::new(record)),
         });
         self.unacked += 1;
         seq
@@ -172,7 +174,7 @@ impl SubmittedRecords {
         }
     }
 
-    const KEPT_CAPACITY: usize = 256;
+    const KEPT_CAPACITY: usize = 64;
 }
 
 impl SubmittedRecords {
