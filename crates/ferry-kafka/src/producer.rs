@@ -41,7 +41,13 @@ struct AckContext {
     stats: Arc<ClientStats>,
     /// Records sent and not yet reported: the poller waits in librdkafka only while some are.
     unacked: Arc<AtomicUsize>,
+    /// Told the topic of each record the broker acknowledged, on the poller's thread, as
+    /// Java's send callback records a task's active topics.
+    delivered: std::sync::OnceLock<DeliveryObserver>,
 }
+
+/// Called with the topic of every acknowledged record.
+pub type DeliveryObserver = Box<dyn Fn(&str) + Send + Sync>;
 
 impl ClientContext for AckContext {
     fn error(&self, error: KafkaError, reason: &str) {
@@ -58,10 +64,15 @@ impl ProducerContext for AckContext {
 
     fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
         let result = match result {
-            Ok(msg) => Ok(Delivered {
-                partition: msg.partition(),
-                offset: msg.offset(),
-            }),
+            Ok(msg) => {
+                if let Some(observer) = self.delivered.get() {
+                    observer(msg.topic());
+                }
+                Ok(Delivered {
+                    partition: msg.partition(),
+                    offset: msg.offset(),
+                })
+            }
             Err((err, _)) => {
                 self.stats.record_error();
                 Err(err.clone())
@@ -114,6 +125,7 @@ impl AckingProducer {
                 failure: ConnectionFailure::default(),
                 stats: Arc::default(),
                 unacked: unacked.clone(),
+                delivered: std::sync::OnceLock::new(),
             })
             .map_err(|cause| KafkaClientError::Create {
                 role: "producer",
@@ -191,6 +203,11 @@ impl AckingProducer {
     /// set).
     pub fn stats(&self) -> Arc<ClientStats> {
         self.inner.context().stats.clone()
+    }
+
+    /// Sets what is told the topic of each acknowledged record (once; later calls are ignored).
+    pub fn on_delivered(&self, observer: DeliveryObserver) {
+        let _ = self.inner.context().delivered.set(observer);
     }
 
     /// Whether nothing awaits an acknowledgement and the poller sleeps until the next send.

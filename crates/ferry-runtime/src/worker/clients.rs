@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscription};
-use ferry_kafka::producer::{Ack, AckingProducer, OutgoingRecord, SendError};
+use ferry_kafka::producer::{Ack, AckingProducer, DeliveryObserver, OutgoingRecord, SendError};
 use ferry_kafka::rdkafka::ClientConfig;
 use ferry_kafka::stats::ClientStats;
 use ferry_kafka::KafkaClientError;
@@ -23,6 +23,8 @@ pub(crate) type PartitionOffsets = HashMap<(String, i32), i64>;
 #[async_trait]
 pub(crate) trait RecordProducer: Send + Sync {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError>;
+    /// Sets what is told the topic of each acknowledged record, as the acknowledgement arrives.
+    fn on_delivered(&self, observer: DeliveryObserver);
     /// A connection failure (authentication, TLS) that makes waiting for acknowledgements futile.
     fn connection_failure(&self) -> Option<String>;
     /// Records sent and not acknowledged yet.
@@ -37,6 +39,10 @@ pub(crate) trait RecordProducer: Send + Sync {
 impl RecordProducer for AckingProducer {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
         AckingProducer::send(self, record, seq)
+    }
+
+    fn on_delivered(&self, observer: DeliveryObserver) {
+        AckingProducer::on_delivered(self, observer);
     }
 
     fn connection_failure(&self) -> Option<String> {

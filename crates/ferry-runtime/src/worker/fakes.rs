@@ -49,6 +49,7 @@ pub(crate) struct ProducerState {
     acks: Mutex<Option<mpsc::UnboundedSender<Ack>>>,
     /// The transaction calls made, in order.
     pub transactions: Mutex<Vec<TransactionCall>>,
+    delivered: std::sync::OnceLock<ferry_kafka::producer::DeliveryObserver>,
 }
 
 impl ProducerState {
@@ -67,6 +68,15 @@ impl ProducerState {
     }
 
     fn ack(&self, seq: usize) {
+        if let Some(observer) = self.delivered.get() {
+            let topic = lock(&self.sent)
+                .iter()
+                .find(|s| s.seq == seq)
+                .map(|s| s.topic.clone());
+            if let Some(topic) = topic {
+                observer(&topic);
+            }
+        }
         if let Some(acks) = lock(&self.acks).as_ref() {
             let _ = acks.send(Ack {
                 seq,
@@ -114,6 +124,10 @@ impl RecordProducer for FakeProducer {
             self.0.ack(seq);
         }
         Ok(())
+    }
+
+    fn on_delivered(&self, observer: ferry_kafka::producer::DeliveryObserver) {
+        let _ = self.0.delivered.set(observer);
     }
 
     fn connection_failure(&self) -> Option<String> {

@@ -40,7 +40,6 @@ struct SourcePipeline {
     submitted: SubmittedRecords,
     /// Committable offsets not yet written; kept across a failed write so none is lost.
     staged: Vec<PartitionOffset>,
-    topics: TopicTracker,
     /// Reused buffers for converted headers, so a record with headers costs no extra vector.
     header_bytes: Vec<(String, Option<Vec<u8>>)>,
     /// KIP-158: the connector's topic creation rules and the admin client that applies them.
@@ -185,7 +184,18 @@ pub(crate) async fn run_with(
     }
     task.start(&ctx.task_props, context).await?;
     ctx.report(State::Running, None);
-    let topics = TopicTracker::new(ctx.worker.topic_tracking, &ctx.id, ctx.status.clone());
+    if ctx.worker.topic_tracking {
+        // As Java's send callback: a topic is active once the broker acknowledged a record of
+        // it, whatever the task is doing at that moment (a file source may be waiting a second
+        // for its file to grow).
+        let topics = std::sync::Mutex::new(TopicTracker::new(true, &ctx.id, ctx.status.clone()));
+        producer.on_delivered(Box::new(move |topic| {
+            topics
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .record(topic);
+        }));
+    }
     let topic_creation = topic_creation(&ctx)?;
     let transaction = ctx.exactly_once.clone().map(|settings| Transaction {
         settings,
@@ -196,7 +206,6 @@ pub(crate) async fn run_with(
     let mut pipeline = SourcePipeline {
         transaction,
         topic_creation,
-        topics,
         ctx,
         task,
         producer,
@@ -563,7 +572,6 @@ impl SourcePipeline {
                         if handle_ack(
                             &mut self.submitted,
                             self.task.as_mut(),
-                            &mut self.topics,
                             &mut self.ctx.errors,
                             ack,
                         )? {
@@ -627,7 +635,6 @@ impl SourcePipeline {
             written += u64::from(handle_ack(
                 &mut self.submitted,
                 self.task.as_mut(),
-                &mut self.topics,
                 &mut self.ctx.errors,
                 ack,
             )?);
@@ -731,8 +738,7 @@ impl SourcePipeline {
                 match handle_ack(
                     &mut self.submitted,
                     self.task.as_mut(),
-                    &mut self.topics,
-                    &mut self.ctx.errors,
+                        &mut self.ctx.errors,
                     ack,
                 ) {
                     Ok(true) => self.ctx.metrics.source_record_write.mark(1),
@@ -757,14 +763,12 @@ impl SourcePipeline {
 fn handle_ack(
     submitted: &mut SubmittedRecords,
     task: &mut dyn SourceTask,
-    topics: &mut TopicTracker,
     errors: &mut ErrorHandler,
     ack: Ack,
 ) -> Result<bool, ConnectError> {
     match ack.result {
         Ok(delivered) => {
             let Some(committed) = submitted.ack(ack.seq, |record| {
-                topics.record(&record.topic);
                 let metadata = RecordMetadata {
                     topic: record.topic.clone(),
                     partition: delivered.partition,
