@@ -205,8 +205,9 @@ pub fn markdown(summaries: &[Summary], meta: &[(String, String)]) -> String {
     out.push_str(
         "\nFerry/Java and Ferry/limit are ratios of the medians. For throughput (records/s) higher is \
          better for Ferry; for memory (MiB) and times (ms: start-up, W6 create to running and \
-         failover) lower is better, so a ratio below 1 favours Ferry. The limit is the raw \
-         librdkafka client (producer for W1, consumer for W2).\n",
+         failover, W11) lower is better, so a ratio below 1 favours Ferry. The limit is the raw \
+         librdkafka client set as Ferry's connector clients are (producer for W1, consumer for \
+         W2), the same measurement in the as-shipped and the matched rows.\n",
     );
     let workloads: Vec<&str> = all("workload").collect();
     if !workloads.is_empty() {

@@ -738,7 +738,7 @@ impl SourcePipeline {
                 match handle_ack(
                     &mut self.submitted,
                     self.task.as_mut(),
-                        &mut self.ctx.errors,
+                    &mut self.ctx.errors,
                     ack,
                 ) {
                     Ok(true) => self.ctx.metrics.source_record_write.mark(1),
