@@ -13,8 +13,8 @@ use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
 
 use crate::util::{
-    class_name, copy_schema_basics, moved_field_value, require_map, require_struct,
-    struct_field_value, take_struct_values, Part, SchemaCache,
+    class_name, copy_schema_basics, rebuilt_values, require_map, require_struct,
+    struct_field_value, Part, SchemaCache,
 };
 
 pub const SPEC_CONFIG: &str = "spec";
@@ -176,15 +176,7 @@ impl Cast {
                 None => check_null_allowed(out, current)?,
             }
         }
-        let mut values = take_struct_values(self.part, record);
-        let mut result: Vec<Value> = input
-            .fields
-            .iter()
-            .map(|f| moved_field_value(&mut values, f, with_default))
-            .collect();
-        for (index, cast) in casts {
-            result[index] = cast;
-        }
+        let result = rebuilt_values(self.part, record, &input, with_default, casts);
         let value = Struct::from_values(updated.clone(), result)?;
         self.part.set(record, Some(updated), Value::Struct(value));
         Ok(())

@@ -14,9 +14,7 @@ use ferry_api::{ConfigMap, ConnectError};
 use crate::cast::{
     decimal_double_value, decimal_long_value, java_class_text, parse_java_big_decimal,
 };
-use crate::util::{
-    moved_field_value, require_map, require_struct, struct_field_value, take_struct_values, Part,
-};
+use crate::util::{rebuilt_values, require_map, require_struct, struct_field_value, Part};
 
 pub const FIELDS_CONFIG: &str = "fields";
 pub const REPLACEMENT_CONFIG: &str = "replacement";
@@ -225,15 +223,7 @@ impl Transformation for MaskField {
                         check_null_allowed(field, current)?;
                     }
                 }
-                let mut values = take_struct_values(self.part, record);
-                let mut updated: Vec<Value> = input
-                    .fields
-                    .iter()
-                    .map(|f| moved_field_value(&mut values, f, with_default))
-                    .collect();
-                for (index, mask) in masks {
-                    updated[index] = mask;
-                }
+                let updated = rebuilt_values(self.part, record, &input, with_default, masks);
                 Value::Struct(Struct::from_values(input, updated)?)
             }
         };

@@ -161,6 +161,29 @@ pub fn take_struct_values(part: Part, record: &mut dyn Record) -> Vec<Value> {
     }
 }
 
+/// The values of a struct rebuilt field for field from the one in a record part: each moved out
+/// of the input (see [`moved_field_value`]) except those in `replaced`, given by position.
+pub fn rebuilt_values(
+    part: Part,
+    record: &mut dyn Record,
+    input: &ferry_api::data::Schema,
+    with_default: bool,
+    replaced: Vec<(usize, Value)>,
+) -> Vec<Value> {
+    let mut values = take_struct_values(part, record);
+    let mut rebuilt: Vec<Value> = input
+        .fields
+        .iter()
+        .map(|f| moved_field_value(&mut values, f, with_default))
+        .collect();
+    for (index, value) in replaced {
+        if let Some(slot) = rebuilt.get_mut(index) {
+            *slot = value;
+        }
+    }
+    rebuilt
+}
+
 /// Java's `Struct.put(name, value)`: a null in a required field is refused with Java's message
 /// before the value is checked against the field's schema.
 pub fn put_struct_field(target: &mut Struct, name: &str, value: Value) -> Result<(), ConnectError> {

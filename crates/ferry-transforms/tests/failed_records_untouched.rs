@@ -22,6 +22,29 @@ fn transform(class: &str, pairs: &[(&str, &str)]) -> Box<dyn Transformation> {
     t
 }
 
+/// The four transforms that rebuild a struct: a rename of `name`, a static field, a mask of
+/// `masked`, a cast of `cast` to a string.
+fn rebuilding_stages(masked: &str, cast: &str) -> Vec<Box<dyn Transformation>> {
+    vec![
+        transform(
+            "org.apache.kafka.connect.transforms.ReplaceField$Value",
+            &[("renames", "name:title")],
+        ),
+        transform(
+            "org.apache.kafka.connect.transforms.InsertField$Value",
+            &[("static.field", "origin"), ("static.value", "ferry")],
+        ),
+        transform(
+            "org.apache.kafka.connect.transforms.MaskField$Value",
+            &[("fields", masked)],
+        ),
+        transform(
+            "org.apache.kafka.connect.transforms.Cast$Value",
+            &[("spec", &format!("{cast}:string"))],
+        ),
+    ]
+}
+
 fn schema() -> SchemaRef {
     SchemaBuilder::struct_()
         .field("id", Schema::int64())
@@ -53,25 +76,7 @@ const NULL_ID: &str = "Invalid value: null used for required field: \"id\", sche
 
 #[test]
 fn a_required_field_holding_null_fails_each_rebuilding_transform_before_anything_moves() {
-    let stages = [
-        transform(
-            "org.apache.kafka.connect.transforms.ReplaceField$Value",
-            &[("renames", "name:title")],
-        ),
-        transform(
-            "org.apache.kafka.connect.transforms.InsertField$Value",
-            &[("static.field", "origin"), ("static.value", "ferry")],
-        ),
-        transform(
-            "org.apache.kafka.connect.transforms.MaskField$Value",
-            &[("fields", "name")],
-        ),
-        transform(
-            "org.apache.kafka.connect.transforms.Cast$Value",
-            &[("spec", "note:string")],
-        ),
-    ];
-    for t in &stages {
+    for t in &rebuilding_stages("name", "note") {
         refused_and_untouched(t.as_ref(), record(None, "a"), NULL_ID);
     }
 }
@@ -87,26 +92,8 @@ fn a_failing_cast_leaves_the_record_whole() {
 
 #[test]
 fn rebuilt_structs_carry_every_value_over() {
-    let chain = [
-        transform(
-            "org.apache.kafka.connect.transforms.ReplaceField$Value",
-            &[("renames", "name:title")],
-        ),
-        transform(
-            "org.apache.kafka.connect.transforms.InsertField$Value",
-            &[("static.field", "origin"), ("static.value", "ferry")],
-        ),
-        transform(
-            "org.apache.kafka.connect.transforms.MaskField$Value",
-            &[("fields", "note")],
-        ),
-        transform(
-            "org.apache.kafka.connect.transforms.Cast$Value",
-            &[("spec", "id:string")],
-        ),
-    ];
     let mut r = record(Some(7), "seven");
-    for t in &chain {
+    for t in &rebuilding_stages("note", "id") {
         assert!(t.apply(&mut r).unwrap());
     }
     let Value::Struct(out) = &r.value else {
