@@ -9,8 +9,8 @@ use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
 
 use crate::util::{
-    copy_schema_basics, moved_field_value, require_map, require_struct, struct_field_value,
-    take_struct_values, Part, SchemaCache, StructFields,
+    copy_schema_basics, rebuilt_values, require_map, require_struct, struct_field_value, Part,
+    SchemaCache, StructFields,
 };
 
 pub const TOPIC_FIELD: &str = "topic.field";
@@ -304,12 +304,13 @@ impl Transformation for InsertField {
                         struct_field_value(original, field, cfg.replace_null_with_default),
                     )?;
                 }
-                let mut input = take_struct_values(self.part, record);
-                let mut values: Vec<Value> = source
-                    .fields
-                    .iter()
-                    .map(|f| moved_field_value(&mut input, f, cfg.replace_null_with_default))
-                    .collect();
+                let mut values = rebuilt_values(
+                    self.part,
+                    record,
+                    &source,
+                    cfg.replace_null_with_default,
+                    Vec::new(),
+                );
                 values.extend(
                     Self::additions(cfg, inserts)
                         .into_iter()

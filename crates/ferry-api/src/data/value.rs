@@ -211,19 +211,6 @@ impl Struct {
         Ok(Struct { schema, values })
     }
 
-    /// Sets the field at `index`, checking the value against the field's schema (Java's
-    /// `Struct.put(Field, Object)`, with its message naming a required field set to null).
-    pub fn put_at(&mut self, index: usize, value: Value) -> Result<&mut Self> {
-        let field = self
-            .schema
-            .fields
-            .get(index)
-            .ok_or_else(|| ConnectError::data(format!("{index} is not a valid field index")))?;
-        check_field_value(field, &value)?;
-        self.values[index] = value;
-        Ok(self)
-    }
-
     /// The struct's values in field order, moved out.
     pub fn into_values(self) -> Vec<Value> {
         self.values
