@@ -9,6 +9,7 @@ mod config;
 pub mod consumer;
 mod error;
 pub mod group_offsets;
+mod log_producer;
 pub mod producer;
 mod producer_poller;
 pub mod stats;

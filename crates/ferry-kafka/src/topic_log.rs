@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
-use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 use tokio::sync::watch;
 
+use crate::log_producer::LogProducer;
 use crate::KafkaClientError;
 
 /// One record read from the topic.
@@ -37,7 +37,7 @@ const POLL_INTERVAL: Duration = Duration::from_millis(100);
 pub struct TopicLog {
     topic: String,
     partitions: i32,
-    producer: FutureProducer,
+    producer: LogProducer,
     /// Next offset to read, per partition.
     positions: watch::Receiver<Vec<i64>>,
     /// Separate handle for watermark queries, so they never wait behind the reader's poll.
@@ -122,13 +122,7 @@ impl TopicLog {
             .set("acks", "all")
             .set("max.in.flight.requests.per.connection", "1")
             .set("enable.idempotence", "false");
-        let producer: FutureProducer =
-            producer_config
-                .create()
-                .map_err(|cause| KafkaClientError::Create {
-                    role: "producer",
-                    cause,
-                })?;
+        let producer = LogProducer::new(&producer_config, topic)?;
 
         let (positions_tx, positions) =
             watch::channel(vec![0; usize::try_from(partitions).unwrap_or(0)]);
@@ -263,15 +257,10 @@ impl TopicLog {
     /// Writes one record (partitioned by key as Java's default partitioner does) and waits for
     /// the broker's acknowledgement.
     pub async fn send(&self, key: &[u8], value: Option<&[u8]>) -> Result<(), KafkaClientError> {
-        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
-        if let Some(value) = value {
-            record = record.payload(value);
-        }
         self.producer
-            .send(record, Duration::from_secs(30))
+            .send(&self.topic, key, value)
             .await
-            .map(|_| ())
-            .map_err(|(cause, _)| KafkaClientError::Operation {
+            .map_err(|cause| KafkaClientError::Operation {
                 operation: "write to internal topic",
                 cause,
             })
@@ -279,18 +268,18 @@ impl TopicLog {
 
     /// Queues one record without waiting for it (status writes, which Java sends the same way).
     pub fn send_detached(&self, key: &[u8], value: Option<&[u8]>) {
-        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
-        if let Some(value) = value {
-            record = record.payload(value);
-        }
-        if let Err((error, _)) = self.producer.send_result(record) {
+        if let Err(error) = self.producer.send_detached(&self.topic, key, value) {
             tracing::warn!(topic = %self.topic, %error, "Could not queue a write");
         }
     }
 
+    /// Whether the writer has nothing in flight and its poller sleeps until the next write.
+    pub fn writer_idle(&self) -> bool {
+        self.producer.idle()
+    }
+
     /// Waits for every write in flight (stop paths call it before leaving the group).
     pub fn flush(&self, timeout: Duration) {
-        use rdkafka::producer::Producer;
         if let Err(error) = self.producer.flush(timeout) {
             tracing::warn!(topic = %self.topic, %error, "Could not flush writes");
         }

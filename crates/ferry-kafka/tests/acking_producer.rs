@@ -75,3 +75,51 @@ async fn a_send_wakes_the_sleeping_poller_and_its_acknowledgement_comes_at_once(
     }
     assert_eq!(producer.in_flight(), 0);
 }
+
+#[tokio::test]
+async fn an_internal_topic_s_writer_sleeps_while_idle_and_wakes_for_each_write() {
+    use ferry_kafka::admin::{Admin, TopicSpec};
+    use ferry_kafka::topic_log::{LogRecord, TopicLog};
+    use std::sync::{Arc, Mutex};
+
+    let topic = unique("topic-log");
+    let mut config = ClientConfig::new();
+    config.set("bootstrap.servers", bootstrap());
+    Admin::new(&config)
+        .unwrap()
+        .create_topic(&TopicSpec {
+            name: topic.clone(),
+            partitions: 1,
+            replication_factor: 1,
+            configs: Vec::new(),
+        })
+        .await
+        .unwrap();
+    let seen: Arc<Mutex<Vec<Vec<u8>>>> = Arc::default();
+    let sink = seen.clone();
+    let log = TopicLog::start(
+        &topic,
+        &config,
+        &config,
+        Box::new(move |r: LogRecord| sink.lock().unwrap().push(r.value.unwrap_or_default())),
+    )
+    .unwrap();
+    for i in 0..3u8 {
+        wait_until(
+            "the writer's poller to sleep",
+            Duration::from_secs(10),
+            || log.writer_idle(),
+        )
+        .await;
+        let sent = Instant::now();
+        log.send(b"key", Some(&[i])).await.unwrap();
+        // A poller left asleep would look again only after a second.
+        assert!(
+            sent.elapsed() < Duration::from_millis(900),
+            "write {i} acknowledged {:?} after the send",
+            sent.elapsed()
+        );
+    }
+    log.read_to_end(Duration::from_secs(30)).await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![vec![0], vec![1], vec![2]]);
+}
