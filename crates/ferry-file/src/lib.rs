@@ -1,6 +1,7 @@
 //! The FileStream connectors: Apache Kafka's smallest end-to-end example, under the same class
 //! names and config keys.
 
+mod file_io;
 mod sink;
 mod sink_task;
 mod source;

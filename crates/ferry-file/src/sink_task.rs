@@ -8,17 +8,15 @@ use ferry_api::error::Result;
 use ferry_api::record::SinkRecord;
 use ferry_api::task::{SinkOffsets, SinkTask, SinkTaskContext};
 use ferry_api::{ConfigMap, ConnectError};
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
 
+use crate::file_io::LineOutput;
 use crate::sink::sink_config_def;
 use crate::{FILE_CONFIG, VERSION};
-
-const WRITE_BUFFER: usize = 64 * 1024;
 
 #[derive(Default)]
 pub struct FileStreamSinkTask {
     filename: Option<String>,
-    writer: Option<BufWriter<Box<dyn AsyncWrite + Unpin + Send>>>,
+    writer: Option<LineOutput>,
     line: Vec<u8>,
 }
 
@@ -36,18 +34,13 @@ impl SinkTask for FileStreamSinkTask {
     async fn start(&mut self, props: &ConfigMap, _context: Arc<dyn SinkTaskContext>) -> Result<()> {
         let config = sink_config_def().parse(props)?;
         self.filename = config.string(FILE_CONFIG)?.filter(|f| !f.is_empty());
-        let out: Box<dyn AsyncWrite + Unpin + Send> = match &self.filename {
-            None => Box::new(tokio::io::stdout()),
-            Some(name) => Box::new(
-                tokio::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(name)
-                    .await
-                    .map_err(|e| io_error("Couldn't find or create file", &self.filename, e))?,
-            ),
+        let out = match &self.filename {
+            None => LineOutput::stdout(),
+            Some(name) => LineOutput::append(std::path::Path::new(name))
+                .await
+                .map_err(|e| io_error("Couldn't find or create file", &self.filename, e))?,
         };
-        self.writer = Some(BufWriter::with_capacity(WRITE_BUFFER, out));
+        self.writer = Some(out);
         Ok(())
     }
 

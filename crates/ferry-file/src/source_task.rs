@@ -9,18 +9,17 @@ use ferry_api::error::Result;
 use ferry_api::record::{OffsetMap, SourceRecord};
 use ferry_api::task::{SourceTask, SourceTaskContext};
 use ferry_api::{ConfigMap, ConnectError};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncSeekExt, BufReader};
 
+use crate::file_io::LineInput;
 use crate::source::source_config_def;
 use crate::{
     FILENAME_FIELD, FILE_CONFIG, POSITION_FIELD, TASK_BATCH_SIZE_CONFIG, TOPIC_CONFIG, VERSION,
 };
 
 /// How long an idle poll waits for the file to grow before answering with no records: a
-/// second, as Java's task waits. Each look at the file is a read on Tokio's blocking pool, so
-/// many idle tasks looking four times a second kept a core noticeably busy.
+/// second, as Java's task waits (many idle tasks looking four times a second kept a core
+/// noticeably busy).
 const IDLE_WAIT: Duration = Duration::from_secs(1);
-const READ_BUFFER: usize = 64 * 1024;
 /// A batch vector is made this large up front at most (`batch.size` can be huge).
 const MAX_PREALLOCATED: usize = 4096;
 
@@ -30,7 +29,7 @@ pub struct FileStreamSourceTask {
     topic: String,
     batch_size: usize,
     context: Option<SourceTaskContext>,
-    reader: Option<Box<dyn AsyncBufRead + Unpin + Send>>,
+    reader: Option<LineInput>,
     /// Shared by every record of this file; absent for standard input, as in Java.
     partition: Option<Arc<OffsetMap>>,
     /// Byte position just past the last complete line read.
@@ -44,14 +43,11 @@ pub struct FileStreamSourceTask {
 impl FileStreamSourceTask {
     async fn open(&mut self) -> Result<bool> {
         let Some(filename) = self.filename.clone() else {
-            self.reader = Some(Box::new(BufReader::with_capacity(
-                READ_BUFFER,
-                tokio::io::stdin(),
-            )));
+            self.reader = Some(LineInput::stdin());
             return Ok(true);
         };
-        let mut file = match tokio::fs::File::open(&filename).await {
-            Ok(f) => f,
+        let mut reader = match LineInput::open(std::path::Path::new(&filename)).await {
+            Ok(reader) => reader,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 tracing::warn!(file = %filename, "Couldn't find file for FileStreamSourceTask, sleeping to wait for it to be created");
                 return Ok(false);
@@ -73,14 +69,12 @@ impl FileStreamSourceTask {
                     Some(position) => {
                         tracing::debug!(file = %filename, position, "Found previous offset, resuming");
                         let start = u64::try_from(position).unwrap_or(0);
-                        file.seek(std::io::SeekFrom::Start(start))
-                            .await
-                            .map_err(|e| {
-                                ConnectError::with_source(
-                                    format!("Couldn't seek in file {filename}"),
-                                    e,
-                                )
-                            })?;
+                        reader.seek(start).await.map_err(|e| {
+                            ConnectError::with_source(
+                                format!("Couldn't seek in file {filename}"),
+                                e,
+                            )
+                        })?;
                         self.position = position;
                     }
                     None => {
@@ -90,7 +84,7 @@ impl FileStreamSourceTask {
             }
         }
         self.partition = Some(partition);
-        self.reader = Some(Box::new(BufReader::with_capacity(READ_BUFFER, file)));
+        self.reader = Some(reader);
         Ok(true)
     }
 
@@ -140,7 +134,7 @@ impl SourceTask for FileStreamSourceTask {
                 break;
             };
             let read = reader
-                .read_until(b'\n', &mut self.partial)
+                .read_until_newline(&mut self.partial)
                 .await
                 .map_err(|e| {
                     ConnectError::with_source("Error while reading from the source file", e)

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::FutureExt;
+use futures::{FutureExt, StreamExt};
 use rdkafka::consumer::{
     BaseConsumer, CommitMode, Consumer, ConsumerContext, RebalanceProtocol, StreamConsumer,
 };
@@ -254,8 +254,10 @@ impl SinkConsumer {
             batch.push(owned(&first));
             break;
         }
+        // One stream for the rest of the batch: each `recv` would register and drop a waker.
+        let mut ready = self.inner.stream();
         while batch.len() < max {
-            match self.inner.recv().now_or_never() {
+            match ready.next().now_or_never().flatten() {
                 Some(Ok(msg)) if rebalanced() => {
                     carry(owned(&msg));
                     break;
