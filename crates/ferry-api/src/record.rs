@@ -102,10 +102,11 @@ pub struct SinkRecord {
     pub original_kafka_offset: i64,
 }
 
-/// What the broker answered for a produced record.
+/// What the broker answered for a produced record. Borrowed, as it is made for every
+/// acknowledged record and most tasks never look at it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordMetadata {
-    pub topic: String,
+pub struct RecordMetadata<'a> {
+    pub topic: &'a str,
     pub partition: i32,
     pub offset: i64,
 }

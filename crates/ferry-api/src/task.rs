@@ -58,7 +58,7 @@ pub trait SourceTask: Send {
     fn commit_record(
         &mut self,
         _record: &SourceRecord,
-        _metadata: Option<&RecordMetadata>,
+        _metadata: Option<&RecordMetadata<'_>>,
     ) -> Result<()> {
         Ok(())
     }

@@ -116,7 +116,7 @@ impl SourceTask for HostedSourceTask {
     fn commit_record(
         &mut self,
         record: &SourceRecord,
-        metadata: Option<&RecordMetadata>,
+        metadata: Option<&RecordMetadata<'_>>,
     ) -> ferry_api::error::Result<()> {
         if let Some(id) = record.task_tag {
             self.acks.push(match metadata {

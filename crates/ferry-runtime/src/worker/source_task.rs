@@ -770,7 +770,7 @@ fn handle_ack(
         Ok(delivered) => {
             let Some(committed) = submitted.ack(ack.seq, |record| {
                 let metadata = RecordMetadata {
-                    topic: record.topic.clone(),
+                    topic: &record.topic,
                     partition: delivered.partition,
                     offset: delivered.offset,
                 };
