@@ -82,26 +82,40 @@ fn push_unicode_escape(unit: u16, out: &mut String) {
 }
 
 pub(crate) fn write_string(s: &str, out: &mut String) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => push_unicode_escape(c as u16, out),
-            c if (c as u32) > 0xFFFF => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    push_unicode_escape(*unit, out);
+    // Runs of characters written as they are go out in one piece; what needs an escape is a
+    // control character, a quote, a backslash, or a character beyond U+FFFF (a four-byte
+    // sequence, whose lead byte is 0xF0 or more), which Jackson writes as a surrogate pair.
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' && b < 0xF0 {
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            0x0C => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            c if c < 0x20 => push_unicode_escape(u16::from(c), out),
+            _ => {
+                if let Some(c) = s[i..].chars().next() {
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        push_unicode_escape(*unit, out);
+                    }
+                    start = i + c.len_utf8();
+                    continue;
                 }
             }
-            c => out.push(c),
         }
+        start = i + 1;
     }
+    out.push_str(&s[start..]);
     out.push('"');
 }
 

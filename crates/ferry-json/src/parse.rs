@@ -268,7 +268,21 @@ impl Parser<'_> {
 
     fn string(&mut self) -> Result<String, String> {
         self.i += 1;
-        let mut buf: Vec<u8> = Vec::new();
+        // Most strings have no escapes: take them in one piece, checked once.
+        let rest = &self.b[self.i..];
+        let plain = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .unwrap_or(rest.len());
+        if rest.get(plain) == Some(&b'"') {
+            self.i += plain + 1;
+            return std::str::from_utf8(&rest[..plain])
+                .map(str::to_owned)
+                .map_err(|_| "Invalid UTF-8 in string value".to_owned());
+        }
+        let mut buf: Vec<u8> = Vec::with_capacity(plain + 16);
+        buf.extend_from_slice(&rest[..plain]);
+        self.i += plain;
         loop {
             let Some(c) = self.peek() else {
                 return Err(
@@ -349,6 +363,16 @@ mod tests {
             // The pair is decoded to one char; writing escapes it again, as Jackson does.
             "{\"a\":[1,-12,1.50,2E+3,true,null,\"xé\\uD83D\\uDE00\\n\"]}"
         );
+    }
+
+    #[test]
+    fn strings_without_escapes_are_taken_whole_and_checked() {
+        assert_eq!(
+            round("[\"plain é\", \"\", \"a\\\"b\"]"),
+            "[\"plain é\",\"\",\"a\\\"b\"]"
+        );
+        assert!(parse(b"\"bad \xff byte\"").is_err());
+        assert!(parse(b"\"bad \xff\\n after\"").is_err());
     }
 
     #[test]
