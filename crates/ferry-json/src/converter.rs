@@ -1,6 +1,6 @@
 //! The converter itself: envelope handling and the plugin traits.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ferry_api::config::ConfigDef;
 use ferry_api::converter::{Converter, ConverterType, HeaderConverter};
@@ -14,6 +14,12 @@ use crate::schema_json::{schema_to_json, SchemaReader};
 use crate::write::Writer;
 use crate::{emit, parse, read};
 
+fn serialization_error(why: String) -> ConnectError {
+    ConnectError::data(format!(
+        "Converting byte[] to Kafka Connect data failed due to serialization error: {why}"
+    ))
+}
+
 const ENVELOPE_ERROR: &str = "JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not contain additional fields. If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter configuration.";
 
 /// Java's `org.apache.kafka.connect.json.JsonConverter`, usable for keys, values and headers.
@@ -23,6 +29,10 @@ pub struct JsonConverter {
     /// Schema JSON text by schema identity; the `SchemaRef` is kept so the address stays valid.
     from_connect_cache: BoundedCache<usize, (SchemaRef, Arc<str>)>,
     to_connect_cache: BoundedCache<String, SchemaRef>,
+    /// The schema text of the last envelope read, as sent, and its schema: records of a topic
+    /// mostly carry the same one, which then needs no parsing. Apart from the cache above,
+    /// which holds what Java's does.
+    last_envelope_schema: Mutex<Option<(String, SchemaRef)>>,
 }
 
 impl Default for JsonConverter {
@@ -48,6 +58,7 @@ impl JsonConverter {
         JsonConverter {
             from_connect_cache: BoundedCache::new(config.schemas_cache_size),
             to_connect_cache: BoundedCache::new(config.schemas_cache_size),
+            last_envelope_schema: Mutex::default(),
             config,
         }
     }
@@ -112,12 +123,15 @@ impl JsonConverter {
         let Some(bytes) = bytes else {
             return Ok(SchemaAndValue::NULL);
         };
-        let root = parse::parse(bytes).map_err(|why| {
-            ConnectError::data(format!(
-                "Converting byte[] to Kafka Connect data failed due to serialization error: {why}"
-            ))
-        })?;
         let replace = self.config.replace_null_with_default;
+        if self.config.schemas_enable {
+            if let Some(envelope) = parse::envelope(bytes).filter(|e| e.schema.starts_with('{')) {
+                let schema = self.envelope_schema(envelope.schema, replace)?;
+                let value = read::to_connect(Some(&schema), Some(&envelope.payload), replace)?;
+                return Ok(SchemaAndValue::new(Some(schema), value));
+            }
+        }
+        let root = parse::parse(bytes).map_err(serialization_error)?;
         if !self.config.schemas_enable {
             let value = read::to_connect(None, root.as_ref(), replace)?;
             return Ok(SchemaAndValue::new(None, value));
@@ -138,6 +152,31 @@ impl JsonConverter {
         let schema = reader.read(schema_node)?;
         let value = read::to_connect(schema.as_ref(), Some(payload), replace)?;
         Ok(SchemaAndValue::new(schema, value))
+    }
+
+    /// The schema written as `text` (an object) in an envelope.
+    fn envelope_schema(&self, text: &str, replace: bool) -> Result<SchemaRef, ConnectError> {
+        let mut last = self
+            .last_envelope_schema
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((last_text, schema)) = last.as_ref() {
+            if last_text == text {
+                return Ok(schema.clone());
+            }
+        }
+        let node = parse::parse(text.as_bytes())
+            .map_err(serialization_error)?
+            .unwrap_or(JsonNode::Null);
+        let reader = SchemaReader {
+            cache: &self.to_connect_cache,
+            replace_null_with_default: replace,
+        };
+        let schema = reader
+            .read(&node)?
+            .ok_or_else(|| ConnectError::data(ENVELOPE_ERROR))?;
+        *last = Some((text.to_owned(), schema.clone()));
+        Ok(schema)
     }
 
     fn reconfigure(

@@ -57,6 +57,65 @@ fn describe(c: u8) -> String {
     }
 }
 
+/// An envelope `{"schema": …, "payload": …}` with its schema left as text: most records of a
+/// topic carry the same schema, so its text finds the translated schema in a cache without a
+/// tree being built for it.
+pub(crate) struct Envelope<'a> {
+    pub(crate) schema: &'a str,
+    pub(crate) payload: JsonNode,
+}
+
+/// `None` for anything but exactly such an envelope (valid JSON, an object with those two keys
+/// once each); the caller then parses the whole input to get Jackson's answer for it.
+pub(crate) fn envelope(bytes: &[u8]) -> Option<Envelope<'_>> {
+    let mut p = Parser {
+        b: bytes,
+        i: 0,
+        depth: 0,
+    };
+    if p.b.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        p.i = 3;
+    }
+    p.skip_ws();
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    p.enter().ok()?;
+    let (mut schema, mut payload) = (None, None);
+    loop {
+        p.skip_ws();
+        if p.peek() != Some(b'"') {
+            return None;
+        }
+        let key = p.string().ok()?;
+        p.skip_ws();
+        if p.peek() != Some(b':') {
+            return None;
+        }
+        p.i += 1;
+        p.skip_ws();
+        match key.as_str() {
+            "schema" if schema.is_none() => {
+                let start = p.i;
+                p.skip_value().ok()?;
+                schema = Some(&p.b[start..p.i]);
+            }
+            "payload" if payload.is_none() => payload = Some(p.value().ok()?),
+            _ => return None,
+        }
+        p.skip_ws();
+        match p.peek() {
+            Some(b',') => p.i += 1,
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    Some(Envelope {
+        schema: std::str::from_utf8(schema?).ok()?,
+        payload: payload?,
+    })
+}
+
 impl Parser<'_> {
     fn skip_ws(&mut self) {
         while let Some(&c) = self.b.get(self.i) {
@@ -89,6 +148,50 @@ impl Parser<'_> {
             Some(b'n') => self.literal("null", JsonNode::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(self.unexpected("expected a valid value")),
+        }
+    }
+
+    /// Checks and passes one value without building it.
+    fn skip_value(&mut self) -> Result<(), String> {
+        let (open, close) = match self.peek() {
+            Some(b'{') => (b'{', b'}'),
+            Some(b'[') => (b'[', b']'),
+            _ => return self.value().map(drop),
+        };
+        self.enter()?;
+        self.skip_ws();
+        if self.peek() == Some(close) {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            self.skip_ws();
+            if open == b'{' {
+                if self.peek() != Some(b'"') {
+                    return Err(self.unexpected("was expecting double-quote to start field name"));
+                }
+                self.string()?;
+                self.skip_ws();
+                if self.peek() != Some(b':') {
+                    return Err(
+                        self.unexpected("was expecting a colon to separate field name and value")
+                    );
+                }
+                self.i += 1;
+                self.skip_ws();
+            }
+            self.skip_value()?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(c) if c == close => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(self.unexpected("was expecting comma to separate entries")),
+            }
         }
     }
 

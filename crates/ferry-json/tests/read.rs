@@ -437,3 +437,57 @@ fn lenient_scalars_match_jackson_accessors() {
         assert_eq!(read_default(json), expected, "{json}");
     }
 }
+
+#[test]
+fn envelopes_read_alike_whether_their_schema_was_seen_before_or_not() {
+    let boolean = r#"{"schema":{"type":"boolean"},"payload":true}"#;
+    let int = r#"{ "schema" : { "type": "int32" }, "payload": 7 }"#;
+    let field = r#"{"schema":{"type":"struct","fields":[{"type":"string","field":"a"}]},"payload":{"a":"x"}}"#;
+    let later_schema_wins = r#"{"schema":{"type":"int32"},"schema":{"type":"int64"},"payload":7}"#;
+    let payload_first = r#"{"payload":"v","schema":{"type":"string"}}"#;
+    let seen = converter(&[]);
+    for json in [
+        boolean,
+        int,
+        boolean,
+        boolean,
+        field,
+        field,
+        later_schema_wins,
+        payload_first,
+        int,
+    ] {
+        assert_eq!(read(&seen, json), read_default(json), "{json}");
+    }
+    assert_eq!(
+        read(&seen, later_schema_wins).schema.unwrap().kind,
+        Type::Int64
+    );
+    let extra = r#"{"schema":{"type":"boolean"},"payload":true,"other":1}"#;
+    read(&seen, boolean);
+    let error = seen
+        .to_connect_data("topic", Some(extra.as_bytes()))
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("may not contain additional fields"),
+        "{error}"
+    );
+    for odd in [
+        r#"{"schema":{"type":"struct","fields":[]},"payload":5}"#,
+        r#"{"schema":{"type":"nope"},"payload":5}"#,
+        r#"{"schema":{"type":"int32"},"payload":[}"#,
+        r#"{"schema":{"type":"int32"}}"#,
+    ] {
+        read(&seen, boolean);
+        assert_eq!(
+            format!("{:?}", seen.to_connect_data("topic", Some(odd.as_bytes()))),
+            format!(
+                "{:?}",
+                converter(&[]).to_connect_data("topic", Some(odd.as_bytes()))
+            ),
+            "{odd}"
+        );
+    }
+}
