@@ -15,15 +15,7 @@ const MAX_NUMBER_LEN: usize = 1000;
 
 /// `Ok(None)` when the input holds no value at all (only whitespace).
 pub(crate) fn parse(bytes: &[u8]) -> Result<Option<JsonNode>, String> {
-    let mut p = Parser {
-        b: bytes,
-        i: 0,
-        depth: 0,
-    };
-    if p.b.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        p.i = 3;
-    }
-    p.skip_ws();
+    let mut p = Parser::at_first_token(bytes);
     if p.i >= p.b.len() {
         return Ok(None);
     }
@@ -68,15 +60,7 @@ pub(crate) struct Envelope<'a> {
 /// `None` for anything but exactly such an envelope (valid JSON, an object with those two keys
 /// once each); the caller then parses the whole input to get Jackson's answer for it.
 pub(crate) fn envelope(bytes: &[u8]) -> Option<Envelope<'_>> {
-    let mut p = Parser {
-        b: bytes,
-        i: 0,
-        depth: 0,
-    };
-    if p.b.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        p.i = 3;
-    }
-    p.skip_ws();
+    let mut p = Parser::at_first_token(bytes);
     if p.peek() != Some(b'{') {
         return None;
     }
@@ -84,16 +68,7 @@ pub(crate) fn envelope(bytes: &[u8]) -> Option<Envelope<'_>> {
     let (mut schema, mut payload) = (None, None);
     loop {
         p.skip_ws();
-        if p.peek() != Some(b'"') {
-            return None;
-        }
-        let key = p.string().ok()?;
-        p.skip_ws();
-        if p.peek() != Some(b':') {
-            return None;
-        }
-        p.i += 1;
-        p.skip_ws();
+        let key = p.field_name().ok()?;
         match key.as_str() {
             "schema" if schema.is_none() => {
                 let start = p.i;
@@ -116,7 +91,21 @@ pub(crate) fn envelope(bytes: &[u8]) -> Option<Envelope<'_>> {
     })
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    /// A parser past a byte order mark and leading whitespace.
+    fn at_first_token(bytes: &'a [u8]) -> Self {
+        let mut p = Parser {
+            b: bytes,
+            i: 0,
+            depth: 0,
+        };
+        if p.b.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            p.i = 3;
+        }
+        p.skip_ws();
+        p
+    }
+
     fn skip_ws(&mut self) {
         while let Some(&c) = self.b.get(self.i) {
             if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
@@ -168,18 +157,7 @@ impl Parser<'_> {
         loop {
             self.skip_ws();
             if open == b'{' {
-                if self.peek() != Some(b'"') {
-                    return Err(self.unexpected("was expecting double-quote to start field name"));
-                }
-                self.string()?;
-                self.skip_ws();
-                if self.peek() != Some(b':') {
-                    return Err(
-                        self.unexpected("was expecting a colon to separate field name and value")
-                    );
-                }
-                self.i += 1;
-                self.skip_ws();
+                self.field_name()?;
             }
             self.skip_value()?;
             self.skip_ws();
@@ -193,6 +171,21 @@ impl Parser<'_> {
                 _ => return Err(self.unexpected("was expecting comma to separate entries")),
             }
         }
+    }
+
+    /// An object's `"name":` and the whitespace around it.
+    fn field_name(&mut self) -> Result<String, String> {
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected("was expecting double-quote to start field name"));
+        }
+        let name = self.string()?;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected("was expecting a colon to separate field name and value"));
+        }
+        self.i += 1;
+        self.skip_ws();
+        Ok(name)
     }
 
     fn enter(&mut self) -> Result<(), String> {
@@ -217,18 +210,7 @@ impl Parser<'_> {
         }
         loop {
             self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.unexpected("was expecting double-quote to start field name"));
-            }
-            let key = self.string()?;
-            self.skip_ws();
-            if self.peek() != Some(b':') {
-                return Err(
-                    self.unexpected("was expecting a colon to separate field name and value")
-                );
-            }
-            self.i += 1;
-            self.skip_ws();
+            let key = self.field_name()?;
             let value = self.value()?;
             map.insert(key, value);
             self.skip_ws();

@@ -13,7 +13,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use tokio::sync::oneshot;
 
-use crate::producer_poller::Poller;
+use crate::producer_poller::{polled, Poller};
 use crate::KafkaClientError;
 
 /// How long a write waits for room in librdkafka's queue, as `FutureProducer::send` did.
@@ -73,12 +73,7 @@ impl LogProducer {
                 role: "producer",
                 cause,
             })?;
-        let inner = Arc::new(inner);
-        let poller =
-            Poller::start(inner.clone(), unacked).map_err(|e| KafkaClientError::Interrupted {
-                operation: "starting the producer's poller",
-                message: e.to_string(),
-            })?;
+        let (inner, poller) = polled(inner, unacked)?;
         Ok(LogProducer { poller, inner })
     }
 

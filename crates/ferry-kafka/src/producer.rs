@@ -13,7 +13,7 @@ use rdkafka::{ClientConfig, ClientContext};
 use tokio::sync::mpsc;
 
 use crate::cluster::ConnectionFailure;
-use crate::producer_poller::Poller;
+use crate::producer_poller::{polled, Poller};
 use crate::stats::ClientStats;
 use crate::KafkaClientError;
 
@@ -131,12 +131,7 @@ impl AckingProducer {
                 role: "producer",
                 cause,
             })?;
-        let inner = Arc::new(inner);
-        let poller =
-            Poller::start(inner.clone(), unacked).map_err(|e| KafkaClientError::Interrupted {
-                operation: "starting the producer's poller",
-                message: e.to_string(),
-            })?;
+        let (inner, poller) = polled(inner, unacked)?;
         Ok((AckingProducer { poller, inner }, rx))
     }
 

@@ -88,6 +88,24 @@ impl Poller {
     }
 }
 
+/// `producer` shared with the poller that serves it.
+pub(crate) fn polled<C>(
+    producer: BaseProducer<C>,
+    unacked: Arc<AtomicUsize>,
+) -> Result<(Arc<BaseProducer<C>>, Poller), crate::KafkaClientError>
+where
+    C: ProducerContext + 'static,
+{
+    let producer = Arc::new(producer);
+    let poller = Poller::start(producer.clone(), unacked).map_err(|e| {
+        crate::KafkaClientError::Interrupted {
+            operation: "starting the producer's poller",
+            message: e.to_string(),
+        }
+    })?;
+    Ok((producer, poller))
+}
+
 impl Drop for Poller {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
