@@ -6,6 +6,7 @@ use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -84,9 +85,25 @@ pub struct Worker {
     child: Option<Child>,
 }
 
+/// Where the suite's ports come from: below the kernel's ephemeral range (32768 and up), where
+/// an outgoing connection could take a port the system chose between this check and the
+/// worker's bind (a Java worker failed to start so once), and apart from the broker tests'
+/// 20000-31999.
+const PORTS: std::ops::Range<u16> = 12000..20000;
+
+/// A port nothing listens on now, not handed out before in this run.
 fn free_port() -> anyhow::Result<u16> {
-    let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
-    Ok(listener.local_addr()?.port())
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let span = PORTS.end - PORTS.start;
+    let start = (std::process::id() % u32::from(span)) as u16;
+    for _ in 0..span {
+        let offset = (start + NEXT.fetch_add(1, Ordering::Relaxed) % span) % span;
+        let candidate = PORTS.start + offset;
+        if TcpListener::bind(("127.0.0.1", candidate)).is_ok() {
+            return Ok(candidate);
+        }
+    }
+    anyhow::bail!("no free port in {PORTS:?}")
 }
 
 /// The JMX exporter agent jar in the local Maven repository, fetched there with `mvn` when
