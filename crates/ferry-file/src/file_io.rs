@@ -96,7 +96,7 @@ impl LineOutput {
         let mut options = std::fs::OpenOptions::new();
         options.create(true).append(true);
         // A missing file will be a regular one; opening a named pipe could wait for a reader.
-        if !path.exists() || is_regular(path) {
+        if std::fs::metadata(path).map_or(true, |m| m.is_file()) {
             return Ok(LineOutput::File(std::io::BufWriter::with_capacity(
                 BUFFER,
                 options.open(path)?,

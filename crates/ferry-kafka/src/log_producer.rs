@@ -126,23 +126,16 @@ impl LogProducer {
         if let Some(value) = value {
             record = record.payload(value);
         }
-        let unacked = &self.inner.context().unacked;
-        unacked.fetch_add(1, Ordering::SeqCst);
-        match self.inner.send(record) {
-            Ok(()) => {
-                self.poller.sent();
-                Ok(())
-            }
-            Err((e, record)) => {
-                unacked.fetch_sub(1, Ordering::SeqCst);
-                Err((e, record.delivery_opaque))
-            }
-        }
+        self.poller.send(|| {
+            self.inner
+                .send(record)
+                .map_err(|(e, record)| (e, record.delivery_opaque))
+        })
     }
 
     /// Nothing in flight and the poller asleep.
     pub(crate) fn idle(&self) -> bool {
-        self.inner.context().unacked.load(Ordering::SeqCst) == 0 && self.poller.asleep()
+        self.poller.idle()
     }
 
     pub(crate) fn flush(&self, timeout: Duration) -> Result<(), KafkaError> {

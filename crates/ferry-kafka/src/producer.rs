@@ -158,18 +158,14 @@ impl AckingProducer {
             }
             base = base.headers(headers);
         }
-        // Counted before the send: its report may come before `send` returns.
-        let unacked = &self.inner.context().unacked;
-        unacked.fetch_add(1, Ordering::SeqCst);
-        if let Err((err, _)) = self.inner.send(base) {
-            unacked.fetch_sub(1, Ordering::SeqCst);
-            return Err(match err.rdkafka_error_code() {
-                Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
-                _ => SendError::Fatal(err),
-            });
-        }
-        self.poller.sent();
-        Ok(())
+        self.poller.send(|| {
+            self.inner
+                .send(base)
+                .map_err(|(err, _)| match err.rdkafka_error_code() {
+                    Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
+                    _ => SendError::Fatal(err),
+                })
+        })
     }
 
     /// Waits until every queued record has been acknowledged or failed.
@@ -207,7 +203,7 @@ impl AckingProducer {
 
     /// Whether nothing awaits an acknowledgement and the poller sleeps until the next send.
     pub fn idle(&self) -> bool {
-        self.inner.context().unacked.load(Ordering::SeqCst) == 0 && self.poller.asleep()
+        self.poller.idle()
     }
 
     /// Records queued or in flight.

@@ -25,6 +25,8 @@ const READY_EVENTS: usize = 64;
 pub(crate) struct Poller {
     stop: Arc<AtomicBool>,
     idle: Arc<AtomicBool>,
+    /// Records sent and not yet reported; the producer's delivery callback counts them down.
+    unacked: Arc<AtomicUsize>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -40,7 +42,7 @@ impl Poller {
         let stop = Arc::new(AtomicBool::new(false));
         let idle = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (stop, idle) = (stop.clone(), idle.clone());
+            let (stop, idle, unacked) = (stop.clone(), idle.clone(), unacked.clone());
             std::thread::Builder::new()
                 .name("producer poller".to_owned())
                 .spawn(move || {
@@ -69,22 +71,30 @@ impl Poller {
         Ok(Poller {
             stop,
             idle,
+            unacked,
             thread: Some(thread),
         })
     }
 
-    /// Whether the poller sleeps, waiting for a send.
-    pub(crate) fn asleep(&self) -> bool {
-        self.idle.load(Ordering::SeqCst)
+    /// Whether nothing awaits an acknowledgement and the poller sleeps until the next send.
+    pub(crate) fn idle(&self) -> bool {
+        self.unacked.load(Ordering::SeqCst) == 0 && self.idle.load(Ordering::SeqCst)
     }
 
-    /// Called after each queued record: wakes the poller if it sleeps.
-    pub(crate) fn sent(&self) {
+    /// Queues one record with `send`, counted as unacknowledged before the call (its report
+    /// may come before `send` returns); wakes the poller if it sleeps.
+    pub(crate) fn send<E>(&self, send: impl FnOnce() -> Result<(), E>) -> Result<(), E> {
+        self.unacked.fetch_add(1, Ordering::SeqCst);
+        if let Err(e) = send() {
+            self.unacked.fetch_sub(1, Ordering::SeqCst);
+            return Err(e);
+        }
         if self.idle.load(Ordering::SeqCst) {
             if let Some(thread) = &self.thread {
                 thread.thread().unpark();
             }
         }
+        Ok(())
     }
 }
 
