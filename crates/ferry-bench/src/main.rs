@@ -16,6 +16,10 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+// The raw client runs on the allocator Ferry runs on, so the two are compared like for like.
+#[global_allocator]
+static ALLOCATOR: ferry_memory::Allocator = ferry_memory::ALLOCATOR;
+
 #[derive(Parser)]
 #[command(name = "ferry-bench", about = "Benchmark helpers for scripts/bench")]
 struct Cli {

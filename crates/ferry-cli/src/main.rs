@@ -12,6 +12,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[global_allocator]
+static ALLOCATOR: ferry_memory::Allocator = ferry_memory::ALLOCATOR;
+
 #[derive(Parser)]
 #[command(name = "ferry", version, about = "Kafka Connect, rebuilt in Rust")]
 struct Cli {

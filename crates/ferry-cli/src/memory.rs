@@ -11,7 +11,7 @@ pub fn release_freed_memory_periodically() {
                 tokio::task::spawn_blocking(ferry_memory::release_free_memory).await,
                 Ok(true)
             ) {
-                // Not glibc: nothing to do, now or later.
+                // An allocator that cannot be asked: nothing to do, now or later.
                 return;
             }
         }

@@ -35,7 +35,7 @@
 //! partitioner is configured, because librdkafka's own default (`consistent_random`, CRC32)
 //! would put keyed records on different partitions than Java's murmur2 partitioner, breaking
 //! key ordering for topics shared with Java producers. Other default differences are left to
-//! the caller.
+//! the caller (`client_config` sets Java's reconnection backoff).
 
 use std::collections::HashMap;
 

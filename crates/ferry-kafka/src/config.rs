@@ -24,16 +24,27 @@ impl ClientSettings {
     }
 }
 
-/// A librdkafka config for `role`: Ferry's fixed settings, then each translated layer, logging a
-/// warning for every Java setting that has no librdkafka equivalent. Fails on settings no
-/// client can be built with (a key store that cannot be opened).
+/// Java's reconnection backoff (50 ms, doubling up to 1 s) rather than librdkafka's (100 ms up to
+/// 10 s). Besides reconnections, librdkafka spaces a new client's first connections to the
+/// cluster's brokers by half of `reconnect.backoff.ms`: with its own default, every client
+/// reached its first broker by id 50 ms after the bootstrap connection, which held up a sink
+/// task's group join and a source task's first send by as much.
+const JAVA_CONNECTION_DEFAULTS: [(&str, &str); 2] = [
+    ("reconnect.backoff.ms", "50"),
+    ("reconnect.backoff.max.ms", "1000"),
+];
+
+/// A librdkafka config for `role`: Java's connection defaults, Ferry's fixed settings, then each
+/// translated layer, logging a warning for every Java setting that has no librdkafka
+/// equivalent. Fails on settings no client can be built with (a key store that cannot be
+/// opened).
 pub fn client_config(
     role: ClientRole,
     settings: &ClientSettings,
     fixed: &[(&str, &str)],
 ) -> Result<ClientConfig, KafkaClientError> {
     let mut config = ClientConfig::new();
-    for (k, v) in fixed {
+    for (k, v) in JAVA_CONNECTION_DEFAULTS.iter().chain(fixed) {
         config.set(*k, *v);
     }
     for layer in &settings.layers {

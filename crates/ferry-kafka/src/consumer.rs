@@ -64,6 +64,9 @@ struct SinkConsumerContext {
     /// The first authentication or TLS failure; polls would otherwise come back empty forever.
     failure: ConnectionFailure,
     stats: Arc<ClientStats>,
+    /// Where `auto.offset.reset` starts a partition with no committed offset; `None` when it
+    /// says to fail instead (Java's `none`).
+    reset_to: Option<Offset>,
 }
 
 impl ClientContext for SinkConsumerContext {
@@ -105,6 +108,9 @@ impl ConsumerContext for SinkConsumerContext {
     ) {
         match err {
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
+                if let Some(reset) = self.reset_to {
+                    start_uncommitted_at(consumer, tpl, reset);
+                }
                 let result = match consumer.rebalance_protocol() {
                     RebalanceProtocol::Cooperative => consumer.incremental_assign(tpl),
                     _ => consumer.assign(tpl),
@@ -156,6 +162,50 @@ impl SinkConsumerContext {
     }
 }
 
+/// How long an assignment waits for its committed offsets before librdkafka is left to look
+/// them up itself.
+const COMMITTED_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Gives the partitions of `tpl` that have no committed offset the position `auto.offset.reset`
+/// names, so their fetching starts at once. Left to itself, librdkafka finds no committed offset,
+/// treats that as a failed lookup and waits its 100 ms retry backoff before it asks the broker
+/// for the reset position (`rd_kafka_offset_reset`): every new sink connector and every
+/// partition new to a group started 100 ms late. Partitions with a committed offset stay as
+/// they are, so librdkafka looks that offset up itself with its leader epoch (log truncation is
+/// still detected); if the lookup here fails, all of them do.
+fn start_uncommitted_at<C: Consumer<X>, X: ConsumerContext>(
+    consumer: &C,
+    tpl: &mut TopicPartitionList,
+    reset: Offset,
+) {
+    let committed = match consumer.committed_offsets(tpl.clone(), COMMITTED_TIMEOUT) {
+        Ok(committed) => committed,
+        Err(error) => {
+            tracing::debug!(%error, "Committed offsets not read ahead of the assignment");
+            return;
+        }
+    };
+    for e in committed.elements() {
+        let assigned = tpl
+            .find_partition(e.topic(), e.partition())
+            .is_some_and(|a| a.offset() == Offset::Invalid);
+        if assigned && e.error().is_ok() && e.offset() == Offset::Invalid {
+            // Only fails for a partition that is not in the list, which it is.
+            let _ = tpl.set_partition_offset(e.topic(), e.partition(), reset);
+        }
+    }
+}
+
+/// The position librdkafka's `auto.offset.reset` names, when it names one.
+fn reset_position(config: &ClientConfig) -> Option<Offset> {
+    let value = config.get("auto.offset.reset").unwrap_or("largest");
+    match value.to_ascii_lowercase().as_str() {
+        "smallest" | "earliest" | "beginning" => Some(Offset::Beginning),
+        "largest" | "latest" | "end" => Some(Offset::End),
+        _ => None,
+    }
+}
+
 /// What a sink consumer reads: a topic list or a (whole-name) regex.
 #[derive(Debug, Clone)]
 pub enum Subscription {
@@ -182,6 +232,7 @@ impl SinkConsumer {
             closing: AtomicBool::new(false),
             failure: ConnectionFailure::default(),
             stats: Arc::default(),
+            reset_to: reset_position(config),
         };
         let inner: StreamConsumer<SinkConsumerContext> = config
             .create_with_context(context)

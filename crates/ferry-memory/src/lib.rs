@@ -1,43 +1,195 @@
-//! Gives the heap memory a worker has freed back to the operating system.
+//! The worker's memory allocator, and how the memory it frees goes back to the system.
 //!
-//! glibc's allocator keeps freed memory in its arenas for reuse and returns to the system only
-//! what lies at the top of a heap. After a burst (50 source connectors each sending their first
-//! thousand records at once, say), most of the worker's resident memory is such freed memory:
-//! measured here, 95 MiB resident of which 36 MiB were given back by `malloc_trim`. Java
-//! Connect's heap is sized up front, so its resident memory does not shrink either way.
+//! On Linux the whole process allocates through jemalloc: Ferry's own code and the C libraries
+//! it links (librdkafka, OpenSSL, Cyrus SASL). glibc's allocator was the largest cost in every
+//! pipeline's profile (`bench/profiles/allocator.md`): librdkafka allocates each fetched or
+//! produced message's bookkeeping on its broker thread and the task's thread frees it, and
+//! glibc takes the allocating thread's arena lock for every such free and every `calloc` (it has
+//! no thread cache for `calloc`), so the two threads spent a quarter of their time in that lock.
+//! jemalloc gives each thread a small cache and returns freed memory to its arena in batches.
+//!
+//! Its thread caches are kept small and its arenas few (see [`SETTINGS`]) because a worker runs
+//! four threads per connector client: with jemalloc's defaults a worker with 50 idle source
+//! connectors held twice the memory it holds with glibc. `MALLOC_CONF` in the environment still
+//! overrides any of these settings, as jemalloc documents.
+//!
+//! Elsewhere the process keeps the system's allocator.
 
 use std::time::Duration;
 
 /// How often the worker gives freed memory back.
 pub const RELEASE_INTERVAL: Duration = Duration::from_secs(5);
 
-/// Returns the free pages of every allocator arena to the operating system; `false` where the
-/// allocator offers no way to (anything but glibc).
+/// The global allocator the `ferry` binary (and the benchmarks' raw client) declare.
+#[cfg(target_os = "linux")]
+pub type Allocator = tikv_jemallocator::Jemalloc;
+#[cfg(target_os = "linux")]
+pub const ALLOCATOR: Allocator = tikv_jemallocator::Jemalloc;
+#[cfg(not(target_os = "linux"))]
+pub type Allocator = std::alloc::System;
+#[cfg(not(target_os = "linux"))]
+pub const ALLOCATOR: Allocator = std::alloc::System;
+
+macro_rules! settings {
+    () => {
+        concat!(
+            "narenas:2,background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0,",
+            "tcache_max:4096,tcache_nslots_small_min:4,tcache_nslots_small_max:16,",
+            "tcache_nslots_large:2"
+        )
+    };
+}
+use settings;
+
+/// jemalloc's settings (its `malloc_conf` string), measured on the benchmarks' workloads:
+/// - `narenas:2`: two arenas rather than four per core; the hot threads (a task's, its client's
+///   broker thread) are few, and each arena holds partly used pages of every size class.
+/// - `tcache_*`: thread caches of at most 16 small and 2 large objects per size class, for
+///   sizes up to 4 KiB; jemalloc's defaults (up to 200 per class, up to 32 KiB) cost about
+///   50 MiB over 200 mostly idle client threads.
+/// - `background_thread`, `dirty_decay_ms`: freed pages go back to the system from a thread of
+///   jemalloc's own, a second after they were last used, instead of during an allocation.
+pub const SETTINGS: &str = settings!();
+
+
+/// Returns the free pages of every allocator arena to the operating system at once; `false`
+/// where the allocator offers no way to.
 pub fn release_free_memory() -> bool {
     imp::release()
 }
 
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+/// The value of one of jemalloc's `opt.*` settings as the allocator runs with it (for tests
+/// and diagnostics); `None` where the process does not run on jemalloc.
+pub fn allocator_setting(name: &str) -> Option<String> {
+    imp::setting(name)
+}
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
 mod imp {
-    #[allow(unsafe_code)]
+    use std::ffi::{c_char, c_void, CString};
+
+    /// jemalloc reads this symbol at its first allocation; a strong definition here replaces
+    /// its weak default. Kept in the module whose functions the binary calls, so the linker
+    /// takes it from this object.
+    #[repr(transparent)]
+    pub struct ConfString(*const c_char);
+    // SAFETY: it points at a 'static, immutable, NUL-terminated string.
+    unsafe impl Sync for ConfString {}
+
+    const SETTINGS_NUL: &str = concat!(super::settings!(), "\0");
+
+    #[no_mangle]
+    #[used]
+    pub static malloc_conf: ConfString = ConfString(SETTINGS_NUL.as_ptr().cast());
+
+    /// `MALLCTL_ARENAS_ALL`: the pseudo-index that names every arena.
+    const PURGE_ALL: &[u8] = b"arena.4096.purge\0";
+
     pub(super) fn release() -> bool {
-        // SAFETY: malloc_trim only walks the allocator's own free lists under its locks; it
-        // takes no pointer from us and is safe to call from any thread at any time.
-        unsafe { libc::malloc_trim(0) };
-        true
+        std::hint::black_box(&malloc_conf);
+        // SAFETY: "arena.<i>.purge" takes and returns nothing; the name is NUL-terminated.
+        let rc = unsafe {
+            tikv_jemalloc_sys::mallctl(
+                PURGE_ALL.as_ptr().cast(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+            )
+        };
+        rc == 0
+    }
+
+    pub(super) fn setting(name: &str) -> Option<String> {
+        std::hint::black_box(&malloc_conf);
+        let key = CString::new(format!("opt.{name}")).ok()?;
+        // An opt.* value is a bool, an unsigned, a ssize_t, a size_t or a string, and jemalloc
+        // answers only a read of its exact size: try each size in turn.
+        for size in [std::mem::size_of::<usize>(), 4, 1] {
+            let mut value = [0u8; std::mem::size_of::<usize>()];
+            let mut len = size;
+            // SAFETY: `value` has room for `len` bytes and jemalloc writes at most `len`.
+            let rc = unsafe {
+                tikv_jemalloc_sys::mallctl(
+                    key.as_ptr(),
+                    value.as_mut_ptr().cast::<c_void>(),
+                    &mut len,
+                    std::ptr::null_mut(),
+                    0,
+                )
+            };
+            if rc != 0 {
+                continue;
+            }
+            return Some(match size {
+                1 => (value[0] != 0).to_string(),
+                4 => u32::from_ne_bytes(value[..4].try_into().ok()?).to_string(),
+                _ if name_is_string(name) => {
+                    let word = usize::from_ne_bytes(value);
+                    // SAFETY: jemalloc's string settings are 'static NUL-terminated strings.
+                    unsafe { std::ffi::CStr::from_ptr(word as *const c_char) }
+                        .to_string_lossy()
+                        .into_owned()
+                }
+                _ => (usize::from_ne_bytes(value) as isize).to_string(),
+            });
+        }
+        None
+    }
+
+    fn name_is_string(name: &str) -> bool {
+        matches!(
+            name,
+            "dss" | "junk" | "metadata_thp" | "percpu_arena" | "thp" | "stats_print_opts"
+        )
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(not(target_os = "linux"))]
 mod imp {
     pub(super) fn release() -> bool {
         false
     }
+
+    pub(super) fn setting(_name: &str) -> Option<String> {
+        None
+    }
 }
 
-#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    #[global_allocator]
+    static GLOBAL: Allocator = ALLOCATOR;
+
+    #[test]
+    fn the_allocator_runs_with_ferry_s_settings() {
+        if std::env::var_os("MALLOC_CONF").is_some() {
+            panic!("unset MALLOC_CONF: it overrides the settings this test checks");
+        }
+        assert_eq!(allocator_setting("narenas").as_deref(), Some("2"));
+        assert_eq!(allocator_setting("tcache_max").as_deref(), Some("4096"));
+        assert_eq!(
+            allocator_setting("tcache_nslots_small_max").as_deref(),
+            Some("16")
+        );
+        assert_eq!(
+            allocator_setting("background_thread").as_deref(),
+            Some("true")
+        );
+        assert_eq!(allocator_setting("dirty_decay_ms").as_deref(), Some("1000"));
+    }
+
+    #[test]
+    fn c_code_allocates_from_the_same_allocator() {
+        // A block from C's malloc is one jemalloc knows: its usable size is jemalloc's size
+        // class for 100 bytes (112), where glibc's would be 104 or 120.
+        let p = unsafe_malloc(100);
+        assert_eq!(usable(p), 112);
+        unsafe_free(p);
+    }
 
     fn resident_kib() -> u64 {
         std::fs::read_to_string("/proc/self/status")
@@ -50,8 +202,7 @@ mod tests {
 
     #[test]
     fn memory_freed_below_a_live_block_goes_back_to_the_system() {
-        // 64 MiB in small blocks, then one block above them that stays: glibc cannot give the
-        // freed blocks back on its own, as they are not at the top of the heap.
+        // 64 MiB in small blocks, then one block above them that stays.
         let blocks: Vec<Vec<u8>> = (0..65_536).map(|i| vec![i as u8; 1024]).collect();
         let pinned = vec![1u8; 1024];
         drop(blocks);
@@ -63,5 +214,32 @@ mod tests {
             "resident {before} KiB before, {after} KiB after"
         );
         assert_eq!(pinned[0], 1);
+    }
+
+    #[allow(unsafe_code)]
+    fn unsafe_malloc(size: usize) -> *mut std::ffi::c_void {
+        extern "C" {
+            fn malloc(size: usize) -> *mut std::ffi::c_void;
+        }
+        // SAFETY: plain C malloc; freed below with free.
+        unsafe { malloc(size) }
+    }
+
+    #[allow(unsafe_code)]
+    fn unsafe_free(p: *mut std::ffi::c_void) {
+        extern "C" {
+            fn free(p: *mut std::ffi::c_void);
+        }
+        // SAFETY: `p` came from malloc above.
+        unsafe { free(p) }
+    }
+
+    #[allow(unsafe_code)]
+    fn usable(p: *mut std::ffi::c_void) -> usize {
+        extern "C" {
+            fn malloc_usable_size(p: *mut std::ffi::c_void) -> usize;
+        }
+        // SAFETY: `p` is a live block from malloc.
+        unsafe { malloc_usable_size(p) }
     }
 }
