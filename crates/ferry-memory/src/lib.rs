@@ -51,7 +51,6 @@ use settings;
 ///   jemalloc's own, a second after they were last used, instead of during an allocation.
 pub const SETTINGS: &str = settings!();
 
-
 /// Returns the free pages of every allocator arena to the operating system at once; `false`
 /// where the allocator offers no way to.
 pub fn release_free_memory() -> bool {
