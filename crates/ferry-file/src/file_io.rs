@@ -20,9 +20,61 @@ fn is_regular(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
+/// A regular file read through a buffer of [`BUFFER`] bytes, which it gives back while the file
+/// has nothing more to read: a worker with many idle file sources held 64 KiB for each.
+pub(crate) struct FileLines {
+    /// Read through a buffer of no capacity while idle. Always present between calls; taken
+    /// only to swap the buffer.
+    reader: Option<std::io::BufReader<std::fs::File>>,
+}
+
+impl FileLines {
+    fn new(file: std::fs::File) -> Self {
+        FileLines {
+            reader: Some(std::io::BufReader::with_capacity(BUFFER, file)),
+        }
+    }
+
+    fn reader(&mut self) -> std::io::Result<&mut std::io::BufReader<std::fs::File>> {
+        self.reader
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("the file was lost while swapping its buffer"))
+    }
+
+    /// Replaces the buffer with one of `capacity` bytes when the current one holds nothing.
+    fn rebuffer(&mut self, capacity: usize) {
+        if let Some(reader) = self.reader.take() {
+            self.reader = Some(if reader.buffer().is_empty() {
+                std::io::BufReader::with_capacity(capacity, reader.into_inner())
+            } else {
+                reader
+            });
+        }
+    }
+
+    fn read_until_newline(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        use std::io::Seek;
+        let reader = self.reader()?;
+        if reader.capacity() == 0 {
+            // Idle: look at the file's length before making a buffer for nothing.
+            let position = reader.stream_position()?;
+            if reader.get_ref().metadata()?.len() <= position {
+                return Ok(0);
+            }
+            self.rebuffer(BUFFER);
+        }
+        self.reader()?.read_until(b'\n', buf)
+    }
+
+    fn seek(&mut self, position: u64) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        self.reader()?.seek(SeekFrom::Start(position)).map(|_| ())
+    }
+}
+
 /// Lines read from a file or from standard input.
 pub(crate) enum LineInput {
-    File(std::io::BufReader<std::fs::File>),
+    File(FileLines),
     /// A named pipe or another file that is not a regular one.
     Special(tokio::io::BufReader<tokio::fs::File>),
     Stdin(tokio::io::BufReader<tokio::io::Stdin>),
@@ -38,10 +90,7 @@ impl LineInput {
 
     pub(crate) async fn open(path: &Path) -> std::io::Result<Self> {
         Ok(if is_regular(path) {
-            LineInput::File(std::io::BufReader::with_capacity(
-                BUFFER,
-                std::fs::File::open(path)?,
-            ))
+            LineInput::File(FileLines::new(std::fs::File::open(path)?))
         } else {
             LineInput::Special(tokio::io::BufReader::with_capacity(
                 BUFFER,
@@ -52,9 +101,9 @@ impl LineInput {
 
     /// Moves to byte `position` of the file.
     pub(crate) async fn seek(&mut self, position: u64) -> std::io::Result<()> {
-        use std::io::{Seek, SeekFrom};
+        use std::io::SeekFrom;
         match self {
-            LineInput::File(reader) => reader.seek(SeekFrom::Start(position)).map(|_| ()),
+            LineInput::File(file) => file.seek(position),
             LineInput::Special(reader) => {
                 tokio::io::AsyncSeekExt::seek(reader, SeekFrom::Start(position))
                     .await
@@ -70,9 +119,19 @@ impl LineInput {
     /// Appends up to and including the next `\n` to `buf`; 0 at the end of the input.
     pub(crate) async fn read_until_newline(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
         match self {
-            LineInput::File(reader) => reader.read_until(b'\n', buf),
+            LineInput::File(file) => file.read_until_newline(buf),
             LineInput::Special(reader) => reader.read_until(b'\n', buf).await,
             LineInput::Stdin(reader) => reader.read_until(b'\n', buf).await,
+        }
+    }
+}
+
+impl LineInput {
+    /// Gives the read buffer back while the task waits for more input (regular files only;
+    /// nothing read ahead is lost).
+    pub(crate) fn release_buffer(&mut self) {
+        if let LineInput::File(file) = self {
+            file.rebuffer(0);
         }
     }
 }
@@ -153,6 +212,50 @@ mod tests {
         assert!(matches!(input, LineInput::File(_)));
         input.seek(2).await.unwrap();
         assert_eq!(lines(&mut input).await, ["bb\n"]);
+    }
+
+    fn buffer_capacity(input: &mut LineInput) -> usize {
+        match input {
+            LineInput::File(file) => file.reader().unwrap().capacity(),
+            _ => panic!("not a regular file"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_idle_file_gives_its_buffer_back_and_reads_what_is_appended_later() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines.txt");
+        std::fs::write(&path, "a\nb\n").unwrap();
+        let mut input = LineInput::open(&path).await.unwrap();
+        let mut buf = Vec::new();
+        // A line read with another still in the buffer: the buffer stays, and nothing is lost.
+        input.read_until_newline(&mut buf).await.unwrap();
+        input.release_buffer();
+        assert_eq!(buffer_capacity(&mut input), BUFFER);
+        assert_eq!(lines(&mut input).await, ["b\n"]);
+        // At the end of the file the buffer goes, and an idle read makes none.
+        input.release_buffer();
+        assert_eq!(buffer_capacity(&mut input), 0);
+        assert_eq!(input.read_until_newline(&mut buf).await.unwrap(), 0);
+        assert_eq!(buffer_capacity(&mut input), 0);
+        // Lines appended later are read, through a new buffer.
+        let mut out = LineOutput::append(&path).await.unwrap();
+        out.write_all(b"c\nd\n").await.unwrap();
+        out.flush().await.unwrap();
+        assert_eq!(lines(&mut input).await, ["c\n", "d\n"]);
+        assert_eq!(buffer_capacity(&mut input), BUFFER);
+    }
+
+    #[tokio::test]
+    async fn a_position_sought_while_idle_is_where_reading_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines.txt");
+        std::fs::write(&path, "one\ntwo\n").unwrap();
+        let mut input = LineInput::open(&path).await.unwrap();
+        assert_eq!(lines(&mut input).await, ["one\n", "two\n"]);
+        input.release_buffer();
+        input.seek(4).await.unwrap();
+        assert_eq!(lines(&mut input).await, ["two\n"]);
     }
 
     #[tokio::test]

@@ -156,6 +156,9 @@ impl SourceTask for FileStreamSourceTask {
             self.partial.clear();
         }
         if self.pending.is_empty() {
+            if let Some(reader) = self.reader.as_mut() {
+                reader.release_buffer();
+            }
             tokio::time::sleep(IDLE_WAIT).await;
         }
         Ok(std::mem::take(&mut self.pending))
