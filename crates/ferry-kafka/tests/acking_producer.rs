@@ -2,26 +2,13 @@
 //! while nothing is in flight and must wake up for the next send. Needs a broker.
 #![cfg(feature = "kafka-integration-tests")]
 
+mod support;
+
 use std::time::{Duration, Instant};
 
 use ferry_kafka::producer::{AckingProducer, OutgoingRecord};
 use ferry_kafka::rdkafka::ClientConfig;
-
-fn bootstrap() -> String {
-    std::env::var("KAFKA_BOOTSTRAP_SERVERS")
-        .expect("KAFKA_BOOTSTRAP_SERVERS is not set: start a broker with scripts/kafka start")
-}
-
-fn unique(prefix: &str) -> String {
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    )
-}
+use support::{bootstrap, unique};
 
 async fn wait_until(what: &str, within: Duration, condition: impl Fn() -> bool) {
     let deadline = Instant::now() + within;

@@ -2,6 +2,8 @@
 //! with and without a committed offset, for each `auto.offset.reset`. Needs a broker.
 #![cfg(feature = "kafka-integration-tests")]
 
+mod support;
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -9,23 +11,8 @@ use ferry_kafka::admin::{Admin, TopicSpec};
 use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscription};
 use ferry_kafka::producer::{AckingProducer, OutgoingRecord};
 use ferry_kafka::rdkafka::ClientConfig;
+use support::{bootstrap, unique};
 use tokio::sync::mpsc::UnboundedReceiver;
-
-fn bootstrap() -> String {
-    std::env::var("KAFKA_BOOTSTRAP_SERVERS")
-        .expect("KAFKA_BOOTSTRAP_SERVERS is not set: start a broker with scripts/kafka start")
-}
-
-fn unique(prefix: &str) -> String {
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    )
-}
 
 async fn topic_with_partitions(partitions: i32) -> String {
     let topic = unique("sink-consumer");
