@@ -43,6 +43,13 @@ impl FileLines {
 
     /// Replaces the buffer with one of `capacity` bytes when the current one holds nothing.
     fn rebuffer(&mut self, capacity: usize) {
+        if self
+            .reader
+            .as_ref()
+            .is_some_and(|r| r.capacity() == capacity)
+        {
+            return;
+        }
         if let Some(reader) = self.reader.take() {
             self.reader = Some(if reader.buffer().is_empty() {
                 std::io::BufReader::with_capacity(capacity, reader.into_inner())

@@ -57,16 +57,12 @@ pub fn release_free_memory() -> bool {
     imp::release()
 }
 
-/// The value of one of jemalloc's `opt.*` settings as the allocator runs with it (for tests
-/// and diagnostics); `None` where the process does not run on jemalloc.
-pub fn allocator_setting(name: &str) -> Option<String> {
-    imp::setting(name)
-}
-
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 mod imp {
-    use std::ffi::{c_char, c_void, CString};
+    use std::ffi::c_char;
+    #[cfg(test)]
+    use std::ffi::{c_void, CString};
 
     /// jemalloc reads this symbol at its first allocation; a strong definition here replaces
     /// its weak default. Kept in the module whose functions the binary calls, so the linker
@@ -100,11 +96,13 @@ mod imp {
         rc == 0
     }
 
+    /// The value of one of jemalloc's numeric or boolean `opt.*` settings as it runs with it.
+    #[cfg(test)]
     pub(super) fn setting(name: &str) -> Option<String> {
         std::hint::black_box(&malloc_conf);
         let key = CString::new(format!("opt.{name}")).ok()?;
-        // An opt.* value is a bool, an unsigned, a ssize_t, a size_t or a string, and jemalloc
-        // answers only a read of its exact size: try each size in turn.
+        // jemalloc answers only a read of the setting's exact size (a size_t or ssize_t, an
+        // unsigned, a bool): try each in turn.
         for size in [std::mem::size_of::<usize>(), 4, 1] {
             let mut value = [0u8; std::mem::size_of::<usize>()];
             let mut len = size;
@@ -118,30 +116,15 @@ mod imp {
                     0,
                 )
             };
-            if rc != 0 {
-                continue;
+            if rc == 0 {
+                return Some(match size {
+                    1 => (value[0] != 0).to_string(),
+                    4 => u32::from_ne_bytes(value[..4].try_into().ok()?).to_string(),
+                    _ => (usize::from_ne_bytes(value) as isize).to_string(),
+                });
             }
-            return Some(match size {
-                1 => (value[0] != 0).to_string(),
-                4 => u32::from_ne_bytes(value[..4].try_into().ok()?).to_string(),
-                _ if name_is_string(name) => {
-                    let word = usize::from_ne_bytes(value);
-                    // SAFETY: jemalloc's string settings are 'static NUL-terminated strings.
-                    unsafe { std::ffi::CStr::from_ptr(word as *const c_char) }
-                        .to_string_lossy()
-                        .into_owned()
-                }
-                _ => (usize::from_ne_bytes(value) as isize).to_string(),
-            });
         }
         None
-    }
-
-    fn name_is_string(name: &str) -> bool {
-        matches!(
-            name,
-            "dss" | "junk" | "metadata_thp" | "percpu_arena" | "thp" | "stats_print_opts"
-        )
     }
 }
 
@@ -149,10 +132,6 @@ mod imp {
 mod imp {
     pub(super) fn release() -> bool {
         false
-    }
-
-    pub(super) fn setting(_name: &str) -> Option<String> {
-        None
     }
 }
 
@@ -168,17 +147,14 @@ mod tests {
         if std::env::var_os("MALLOC_CONF").is_some() {
             panic!("unset MALLOC_CONF: it overrides the settings this test checks");
         }
-        assert_eq!(allocator_setting("narenas").as_deref(), Some("2"));
-        assert_eq!(allocator_setting("tcache_max").as_deref(), Some("4096"));
+        assert_eq!(imp::setting("narenas").as_deref(), Some("2"));
+        assert_eq!(imp::setting("tcache_max").as_deref(), Some("4096"));
         assert_eq!(
-            allocator_setting("tcache_nslots_small_max").as_deref(),
+            imp::setting("tcache_nslots_small_max").as_deref(),
             Some("16")
         );
-        assert_eq!(
-            allocator_setting("background_thread").as_deref(),
-            Some("true")
-        );
-        assert_eq!(allocator_setting("dirty_decay_ms").as_deref(), Some("1000"));
+        assert_eq!(imp::setting("background_thread").as_deref(), Some("true"));
+        assert_eq!(imp::setting("dirty_decay_ms").as_deref(), Some("1000"));
     }
 
     #[test]
