@@ -1,15 +1,19 @@
-//! Serves a producer's delivery reports, errors and statistics on a thread of its own.
+//! Serves producers' delivery reports, errors and statistics.
 //!
 //! rdkafka's `ThreadedProducer` polls in windows of 100 ms and spins through the end of each:
 //! its deadline is finer than librdkafka's millisecond timeouts, so the last fraction of a
 //! millisecond is polled with a zero timeout, over and over. That is about 1% of a core per
 //! producer, idle or not: 50 idle source tasks kept 40% of a core busy, 500 more than one core.
-//! This poller waits in librdkafka only while records await their acknowledgement; otherwise
-//! it serves what is ready without waiting and sleeps until a send wakes it, or a second has
-//! passed (errors and statistics wait at most that long).
+//!
+//! Here a producer with records awaiting their acknowledgement has a thread of its own that
+//! waits in librdkafka for them. Once none is left that thread ends, and the producer is looked
+//! at once a second, for errors and statistics, by one thread all idle producers share; the
+//! next send gives it a thread again. A thread costs about 36 KB resident even when it sleeps
+//! (its stack and every library's thread-local storage), so a thread per idle producer made
+//! up 18 MB of a worker with 500 idle source tasks.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -17,17 +21,148 @@ use rdkafka::producer::{BaseProducer, Producer, ProducerContext};
 
 /// How long one wait in librdkafka lasts while records are in flight.
 const BUSY_WINDOW: Duration = Duration::from_millis(100);
-/// How long the poller sleeps with nothing in flight before it looks anyway.
+/// How often the shared thread looks at the idle producers.
 const IDLE_WAKE: Duration = Duration::from_secs(1);
 /// The most ready events (statistics, errors, logs) served in one go without waiting.
 const READY_EVENTS: usize = 64;
 
-pub(crate) struct Poller {
-    stop: Arc<AtomicBool>,
-    idle: Arc<AtomicBool>,
+/// Who polls a producer.
+enum Mode {
+    /// A thread of its own, while records await acknowledgement.
+    Own(JoinHandle<()>),
+    /// The thread shared by the idle producers.
+    Shared,
+    /// Nobody: the producer is being dropped.
+    Stopped,
+}
+
+/// A producer as its pollers see it.
+struct Served<C: ProducerContext + 'static> {
+    producer: Arc<BaseProducer<C>>,
     /// Records sent and not yet reported; the producer's delivery callback counts them down.
     unacked: Arc<AtomicUsize>,
-    thread: Option<JoinHandle<()>>,
+    stop: AtomicBool,
+    mode: Mutex<Mode>,
+}
+
+/// A producer's polling, as the shared thread and the [`Poller`] see it.
+trait Polled: Send + Sync {
+    /// Serves what is ready if the producer has no thread of its own.
+    fn serve_if_idle(&self);
+    /// Gives the producer a thread of its own unless it has one.
+    fn wake(self: Arc<Self>);
+    /// Ends its thread, if it has one, for good.
+    fn stop(&self);
+    /// Whether the producer has no thread of its own.
+    fn shared(&self) -> bool;
+}
+
+impl<C: ProducerContext + 'static> Served<C> {
+    fn mode(&self) -> MutexGuard<'_, Mode> {
+        self.mode.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Serves what is ready without waiting (each zero-timeout poll serves at most one event).
+    fn serve_ready(&self) {
+        for _ in 0..READY_EVENTS {
+            self.producer.poll(Duration::ZERO);
+            if self.producer.in_flight_count() == 0 {
+                break;
+            }
+        }
+    }
+
+    /// The loop of a producer's own thread: it ends once nothing awaits acknowledgement.
+    fn run_own(&self) {
+        loop {
+            if !self.stop.load(Ordering::SeqCst) && self.unacked.load(Ordering::SeqCst) > 0 {
+                self.producer.poll(BUSY_WINDOW);
+                continue;
+            }
+            self.serve_ready();
+            // A send counts its record before it looks at the mode, so either this sees the
+            // count or the send sees `Shared` and starts a new thread.
+            let mut mode = self.mode();
+            if self.stop.load(Ordering::SeqCst) || self.unacked.load(Ordering::SeqCst) == 0 {
+                if matches!(*mode, Mode::Own(_)) {
+                    *mode = Mode::Shared;
+                }
+                return;
+            }
+        }
+    }
+}
+
+impl<C: ProducerContext + 'static> Polled for Served<C> {
+    fn serve_if_idle(&self) {
+        if self.shared() {
+            self.serve_ready();
+        }
+    }
+
+    fn wake(self: Arc<Self>) {
+        let mut mode = self.mode();
+        if !matches!(*mode, Mode::Shared) {
+            return;
+        }
+        let own = self.clone();
+        match std::thread::Builder::new()
+            .name("producer poller".to_owned())
+            .spawn(move || own.run_own())
+        {
+            Ok(thread) => *mode = Mode::Own(thread),
+            // The shared thread still serves it, a second late; the next send tries again.
+            Err(error) => tracing::warn!(
+                %error,
+                "Could not start a thread for a producer's acknowledgements"
+            ),
+        }
+    }
+
+    fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let previous = std::mem::replace(&mut *self.mode(), Mode::Stopped);
+        if let Mode::Own(thread) = previous {
+            let _ = thread.join();
+        }
+    }
+
+    fn shared(&self) -> bool {
+        matches!(*self.mode(), Mode::Shared)
+    }
+}
+
+/// The idle producers, and whether their shared thread runs.
+static IDLE: Mutex<Vec<Arc<dyn Polled>>> = Mutex::new(Vec::new());
+static IDLE_THREAD: Mutex<bool> = Mutex::new(false);
+
+fn idle_producers() -> MutexGuard<'static, Vec<Arc<dyn Polled>>> {
+    IDLE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn register(served: Arc<dyn Polled>) -> std::io::Result<()> {
+    let mut started = IDLE_THREAD.lock().unwrap_or_else(|e| e.into_inner());
+    if !*started {
+        std::thread::Builder::new()
+            .name("idle producers".to_owned())
+            .spawn(|| loop {
+                std::thread::sleep(IDLE_WAKE);
+                // Served under the lock, so a producer that leaves is never polled afterwards.
+                for served in idle_producers().iter() {
+                    served.serve_if_idle();
+                }
+            })?;
+        *started = true;
+    }
+    idle_producers().push(served);
+    Ok(())
+}
+
+/// Polls one producer: with a thread of its own while records are in flight, with the shared
+/// thread otherwise.
+pub(crate) struct Poller {
+    served: Arc<dyn Polled>,
+    unacked: Arc<AtomicUsize>,
 }
 
 impl Poller {
@@ -39,61 +174,30 @@ impl Poller {
     where
         C: ProducerContext + 'static,
     {
-        let stop = Arc::new(AtomicBool::new(false));
-        let idle = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let (stop, idle, unacked) = (stop.clone(), idle.clone(), unacked.clone());
-            std::thread::Builder::new()
-                .name("producer poller".to_owned())
-                .spawn(move || {
-                    while !stop.load(Ordering::SeqCst) {
-                        if unacked.load(Ordering::SeqCst) > 0 {
-                            producer.poll(BUSY_WINDOW);
-                            continue;
-                        }
-                        // Each zero-timeout poll serves at most one ready event.
-                        for _ in 0..READY_EVENTS {
-                            producer.poll(Duration::ZERO);
-                            if producer.in_flight_count() == 0 {
-                                break;
-                            }
-                        }
-                        // A send after this store sees it and wakes us; one before it shows
-                        // in the count below.
-                        idle.store(true, Ordering::SeqCst);
-                        if unacked.load(Ordering::SeqCst) == 0 && !stop.load(Ordering::SeqCst) {
-                            std::thread::park_timeout(IDLE_WAKE);
-                        }
-                        idle.store(false, Ordering::SeqCst);
-                    }
-                })?
-        };
-        Ok(Poller {
-            stop,
-            idle,
-            unacked,
-            thread: Some(thread),
-        })
+        let served: Arc<dyn Polled> = Arc::new(Served {
+            producer,
+            unacked: unacked.clone(),
+            stop: AtomicBool::new(false),
+            mode: Mutex::new(Mode::Shared),
+        });
+        register(served.clone())?;
+        Ok(Poller { served, unacked })
     }
 
-    /// Whether nothing awaits an acknowledgement and the poller sleeps until the next send.
+    /// Whether nothing awaits an acknowledgement and the producer has no thread of its own.
     pub(crate) fn idle(&self) -> bool {
-        self.unacked.load(Ordering::SeqCst) == 0 && self.idle.load(Ordering::SeqCst)
+        self.unacked.load(Ordering::SeqCst) == 0 && self.served.shared()
     }
 
     /// Queues one record with `send`, counted as unacknowledged before the call (its report
-    /// may come before `send` returns); wakes the poller if it sleeps.
+    /// may come before `send` returns); gives the producer a thread if it has none.
     pub(crate) fn send<E>(&self, send: impl FnOnce() -> Result<(), E>) -> Result<(), E> {
         self.unacked.fetch_add(1, Ordering::SeqCst);
         if let Err(e) = send() {
             self.unacked.fetch_sub(1, Ordering::SeqCst);
             return Err(e);
         }
-        if self.idle.load(Ordering::SeqCst) {
-            if let Some(thread) = &self.thread {
-                thread.thread().unpark();
-            }
-        }
+        self.served.clone().wake();
         Ok(())
     }
 }
@@ -118,10 +222,7 @@ where
 
 impl Drop for Poller {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.thread.take() {
-            thread.thread().unpark();
-            let _ = thread.join();
-        }
+        self.served.stop();
+        idle_producers().retain(|served| !Arc::ptr_eq(served, &self.served));
     }
 }
