@@ -63,6 +63,14 @@ fn throttle_ms(stats: &Statistics) -> f64 {
     ratio(sum as f64, count as f64)
 }
 
+/// The coordinator's request counts: attribute and librdkafka's API name.
+const COORDINATOR_REQUESTS: [(&str, &str); 4] = [
+    ("heartbeat-total", "Heartbeat"),
+    ("join-total", "JoinGroup"),
+    ("sync-total", "SyncGroup"),
+    ("commit-total", "OffsetCommit"),
+];
+
 /// Requests of one API sent to any broker, the group coordinator's connection included.
 fn requests_of(stats: &Statistics, api: &str) -> f64 {
     stats
@@ -335,12 +343,7 @@ fn consumer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>) {
         vec![],
         throttle_ms(stats),
     );
-    for (attribute, api) in [
-        ("heartbeat-total", "Heartbeat"),
-        ("join-total", "JoinGroup"),
-        ("sync-total", "SyncGroup"),
-        ("commit-total", "OffsetCommit"),
-    ] {
+    for (attribute, api) in COORDINATOR_REQUESTS {
         w.labelled("coordinator", attribute, vec![], requests_of(stats, api));
     }
     if let Some(group) = &stats.cgrp {
@@ -404,6 +407,23 @@ fn consumer(w: &mut ClientWriter<'_>, now: &Report, before: Option<&Report>) {
             w.labelled("fetch_manager", "records-lead", lead_now, lead);
             w.labelled("fetch_manager", "records-lead", lead_min, lead);
             w.labelled("fetch_manager", "records-lead-avg", labels(None), lead);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::COORDINATOR_REQUESTS;
+    use ferry_kafka::stats::KEPT_REQUEST_COUNTS;
+
+    #[test]
+    fn every_request_count_the_metrics_read_is_kept_in_a_report() {
+        for api in COORDINATOR_REQUESTS
+            .iter()
+            .map(|(_, api)| *api)
+            .chain(["Fetch"])
+        {
+            assert!(KEPT_REQUEST_COUNTS.contains(&api), "{api}");
         }
     }
 }
