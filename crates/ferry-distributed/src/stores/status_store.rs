@@ -190,7 +190,11 @@ impl StatusStore for KafkaStatusStore {
 
     fn reset_topics(&self, connector: &str) {
         for topic in self.topics(connector) {
-            self.write(StatusRecord::topic_reset(topic.topic, connector));
+            let reset = StatusRecord::topic_reset(topic.topic, connector);
+            self.write(reset.clone());
+            // This worker's answers show its own reset at once, not only once the reader has
+            // the tombstone back (a GET right after the 202 still listed the topics).
+            lock(&self.cache).apply(reset);
         }
         self.topic_resets.fetch_add(1, Ordering::Release);
     }
