@@ -43,12 +43,16 @@ struct Served<C: ProducerContext + 'static> {
     unacked: Arc<AtomicUsize>,
     stop: AtomicBool,
     mode: Mutex<Mode>,
+    /// Whether `mode` is `Own`, read without the lock on every send.
+    own_thread: AtomicBool,
 }
 
 /// A producer's polling, as the shared thread and the [`Poller`] see it.
 trait Polled: Send + Sync {
     /// Serves what is ready if the producer has no thread of its own.
     fn serve_if_idle(&self);
+    /// Whether the producer has a thread of its own (no lock: every send asks).
+    fn has_thread(&self) -> bool;
     /// Gives the producer a thread of its own unless it has one.
     fn wake(self: Arc<Self>);
     /// Ends its thread, if it has one, for good.
@@ -80,15 +84,18 @@ impl<C: ProducerContext + 'static> Served<C> {
                 continue;
             }
             self.serve_ready();
-            // A send counts its record before it looks at the mode, so either this sees the
-            // count or the send sees `Shared` and starts a new thread.
+            // A send counts its record before it looks at `own_thread`, and this clears
+            // `own_thread` before it looks at the count: either this sees the record, or the
+            // send sees no thread and starts one (after this releases the lock).
             let mut mode = self.mode();
+            self.own_thread.store(false, Ordering::SeqCst);
             if self.stop.load(Ordering::SeqCst) || self.unacked.load(Ordering::SeqCst) == 0 {
                 if matches!(*mode, Mode::Own(_)) {
                     *mode = Mode::Shared;
                 }
                 return;
             }
+            self.own_thread.store(true, Ordering::SeqCst);
         }
     }
 }
@@ -98,6 +105,10 @@ impl<C: ProducerContext + 'static> Polled for Served<C> {
         if self.shared() {
             self.serve_ready();
         }
+    }
+
+    fn has_thread(&self) -> bool {
+        self.own_thread.load(Ordering::SeqCst)
     }
 
     fn wake(self: Arc<Self>) {
@@ -110,7 +121,10 @@ impl<C: ProducerContext + 'static> Polled for Served<C> {
             .name("producer poller".to_owned())
             .spawn(move || own.run_own())
         {
-            Ok(thread) => *mode = Mode::Own(thread),
+            Ok(thread) => {
+                *mode = Mode::Own(thread);
+                self.own_thread.store(true, Ordering::SeqCst);
+            }
             // The shared thread still serves it, a second late; the next send tries again.
             Err(error) => tracing::warn!(
                 %error,
@@ -122,6 +136,7 @@ impl<C: ProducerContext + 'static> Polled for Served<C> {
     fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
         let previous = std::mem::replace(&mut *self.mode(), Mode::Stopped);
+        self.own_thread.store(false, Ordering::SeqCst);
         if let Mode::Own(thread) = previous {
             let _ = thread.join();
         }
@@ -179,6 +194,7 @@ impl Poller {
             unacked: unacked.clone(),
             stop: AtomicBool::new(false),
             mode: Mutex::new(Mode::Shared),
+            own_thread: AtomicBool::new(false),
         });
         register(served.clone())?;
         Ok(Poller { served, unacked })
@@ -197,7 +213,9 @@ impl Poller {
             self.unacked.fetch_sub(1, Ordering::SeqCst);
             return Err(e);
         }
-        self.served.clone().wake();
+        if !self.served.has_thread() {
+            self.served.clone().wake();
+        }
         Ok(())
     }
 }

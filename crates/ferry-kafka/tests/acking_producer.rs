@@ -8,15 +8,7 @@ use std::time::{Duration, Instant};
 
 use ferry_kafka::producer::{AckingProducer, OutgoingRecord};
 use ferry_kafka::rdkafka::ClientConfig;
-use support::{bootstrap, unique};
-
-async fn wait_until(what: &str, within: Duration, condition: impl Fn() -> bool) {
-    let deadline = Instant::now() + within;
-    while !condition() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
+use support::{bootstrap, unique, wait_until};
 
 #[tokio::test]
 async fn a_send_wakes_the_sleeping_poller_and_its_acknowledgement_comes_at_once() {

@@ -5,11 +5,11 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ferry_kafka::producer::{AckingProducer, OutgoingRecord};
 use ferry_kafka::rdkafka::ClientConfig;
-use support::{bootstrap, unique};
+use support::{bootstrap, unique, wait_until};
 
 /// The threads of this process with the given name.
 fn threads_named(name: &str) -> usize {
@@ -18,14 +18,6 @@ fn threads_named(name: &str) -> usize {
         .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
         .filter(|comm| comm.trim_end() == name)
         .count()
-}
-
-async fn wait_until(what: &str, within: Duration, condition: impl Fn() -> bool) {
-    let deadline = Instant::now() + within;
-    while !condition() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 #[tokio::test]

@@ -1,5 +1,7 @@
 //! What the broker tests of this crate share.
 
+use std::time::{Duration, Instant};
+
 /// The broker the tests run against.
 pub fn bootstrap() -> String {
     std::env::var("KAFKA_BOOTSTRAP_SERVERS")
@@ -16,4 +18,14 @@ pub fn unique(prefix: &str) -> String {
             .unwrap()
             .as_nanos()
     )
+}
+
+/// Waits until `condition` holds, checking every 10 ms; fails the test after `within`.
+#[allow(dead_code)] // not every test file that shares this module waits
+pub async fn wait_until(what: &str, within: Duration, condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + within;
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
