@@ -2,8 +2,10 @@
 //! W8's Debezium on PostgreSQL and W9's MirrorMaker 2 from a second broker included) so the
 //! harness cannot rot.
 //! It asserts only that every workload got a figure from every system it applies to, never a
-//! timing. Needs a broker: `scripts/kafka start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092;
-//! scripts/bench starts the second broker and PostgreSQL when FERRY_KAFKA_B and FERRY_POSTGRES
+//! timing. It runs the debug binaries of this build (target/debug/ferry and ferry-bench), so CI
+//! makes no release build for it: the workspace's tests build `ferry` for ferry-cli's tests, and
+//! `cargo build -p ferry-cli` does when this test runs alone. Needs a broker: `scripts/kafka
+//! start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092; scripts/bench starts the second broker and PostgreSQL when FERRY_KAFKA_B and FERRY_POSTGRES
 //! name none (scripts/test starts both).
 #![cfg(feature = "kafka-integration-tests")]
 
@@ -20,9 +22,17 @@ fn bootstrap() -> String {
 fn bench_smoke_run_reports_every_workload_and_system() {
     let bootstrap = bootstrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_ferry-bench")).parent().unwrap();
+    assert!(
+        bin_dir.join("ferry").is_file(),
+        "{} is missing: the smoke run uses this build's ferry binary; run the workspace's tests (scripts/test) or `cargo build -p ferry-cli` first",
+        bin_dir.join("ferry").display()
+    );
     let out = tempfile::tempdir().unwrap();
     let status = Command::new(root.join("scripts/bench"))
-        .args(["--smoke", "--out"])
+        .args(["--smoke", "--bin-dir"])
+        .arg(bin_dir)
+        .arg("--out")
         .arg(out.path())
         .env("KAFKA_BOOTSTRAP_SERVERS", &bootstrap)
         .env("BENCH_WORK", out.path().join("work"))
