@@ -114,22 +114,28 @@ impl Workers {
             .position(|w| worker_id == format!("127.0.0.1:{}", w.port))
     }
 
-    /// The task's worker once every running worker agrees it runs there.
+    /// The task's worker once every running worker agrees it runs there; on a timeout, panics
+    /// with what each worker answered and their logs.
     fn task_owner(&self, connector: &str) -> usize {
-        let mut found = None;
-        wait_until(&format!("{connector}'s task RUNNING"), SLOW, || {
-            let owners: Vec<Option<String>> = self
-                .running
-                .iter()
-                .map(|w| owner(&w.status(connector)))
-                .collect();
-            found = owners[0]
+        let deadline = std::time::Instant::now() + SLOW;
+        loop {
+            let statuses: Vec<serde_json::Value> =
+                self.running.iter().map(|w| w.status(connector)).collect();
+            let owners: Vec<Option<String>> = statuses.iter().map(owner).collect();
+            let found = owners[0]
                 .clone()
                 .filter(|o| owners.iter().all(|x| x.as_deref() == Some(o)))
                 .and_then(|o| self.index_of(&o));
-            found.is_some()
-        });
-        found.unwrap()
+            if let Some(found) = found {
+                return found;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "timed out after {SLOW:?} waiting for {connector}'s task RUNNING; the workers answered {statuses:?}\n{}",
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     fn logs(&self) -> String {
