@@ -5,8 +5,8 @@
 //! timing. It runs the debug binaries of this build (target/debug/ferry and ferry-bench), so CI
 //! makes no release build for it: the workspace's tests build `ferry` for ferry-cli's tests, and
 //! `cargo build -p ferry-cli` does when this test runs alone. Needs a broker: `scripts/kafka
-//! start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092; scripts/bench starts the second broker and PostgreSQL when FERRY_KAFKA_B and FERRY_POSTGRES
-//! name none (scripts/test starts both).
+//! start` and KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9092; scripts/bench starts the second broker
+//! and PostgreSQL when FERRY_KAFKA_B and FERRY_POSTGRES name none (scripts/test starts both).
 #![cfg(feature = "kafka-integration-tests")]
 
 use std::path::Path;
