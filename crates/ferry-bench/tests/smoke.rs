@@ -22,7 +22,9 @@ fn bootstrap() -> String {
 fn bench_smoke_run_reports_every_workload_and_system() {
     let bootstrap = bootstrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_ferry-bench")).parent().unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_ferry-bench"))
+        .parent()
+        .unwrap();
     assert!(
         bin_dir.join("ferry").is_file(),
         "{} is missing: the smoke run uses this build's ferry binary; run the workspace's tests (scripts/test) or `cargo build -p ferry-cli` first",

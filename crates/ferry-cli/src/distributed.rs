@@ -21,7 +21,7 @@ pub async fn run(
     let props =
         ferry_runtime::config::providers::resolve_worker_props(&load_properties(worker_path)?)
             .map_err(|e| anyhow::anyhow!("{}: {e}", worker_path.display()))?;
-    let config =
+    let mut config =
         DistributedConfig::parse(&props).map_err(|e| invalid_worker_config(worker_path, &e))?;
     let rest_options = rest_options(worker_path, &props)?;
     for warning in config.warnings() {
@@ -29,6 +29,7 @@ pub async fn run(
     }
     let cluster_id = cluster_id(&config.worker).await?;
     tracing::info!(%cluster_id, "Kafka cluster found");
+    crate::cluster_telemetry::probe(&mut config.worker).await;
     let id = worker_id(&config.worker);
     let scheme = if advertised_listener(&config.worker).https {
         "https"

@@ -1,5 +1,6 @@
 //! `ferry`: Kafka Connect, rebuilt in Rust.
 
+mod cluster_telemetry;
 mod distributed;
 mod logging;
 mod memory;

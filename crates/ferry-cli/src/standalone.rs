@@ -110,7 +110,7 @@ pub async fn run(
     let props =
         ferry_runtime::config::providers::resolve_worker_props(&load_properties(worker_path)?)
             .map_err(|e| anyhow::anyhow!("{}: {e}", worker_path.display()))?;
-    let config =
+    let mut config =
         WorkerConfig::standalone(&props).map_err(|e| invalid_worker_config(worker_path, &e))?;
     let rest_options = rest_options(worker_path, &props)?;
     for warning in config.warnings() {
@@ -127,6 +127,7 @@ pub async fn run(
     let offsets = Arc::new(FileOffsetStore::open(&offset_file)?);
     let cluster_id = cluster_id(&config).await?;
     tracing::info!(%cluster_id, "Kafka cluster found");
+    crate::cluster_telemetry::probe(&mut config).await;
 
     let shutdown = CancellationToken::new();
     let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();

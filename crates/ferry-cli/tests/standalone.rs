@@ -46,6 +46,13 @@ fn lines_flow_in_order_and_a_restart_resumes_from_stored_offsets() {
         "the sink file must hold every line once, in order"
     );
     assert_eq!(topic_records(&topic), total as i64);
+    // The test broker has no client telemetry receiver: the worker found that at start, and
+    // its clients do not keep librdkafka's KIP-714 push state.
+    assert!(
+        ferry.log_text().contains("takes no client telemetry"),
+        "{}",
+        ferry.log_text()
+    );
     ferry.stop();
 
     // More lines arrive while the worker is down; the restart must pick up exactly there.

@@ -104,6 +104,11 @@ impl Connection {
         &self.addr
     }
 
+    /// Whether the broker offers `api` at all.
+    pub(crate) fn offers(&self, api: ApiKey) -> bool {
+        self.versions.range(api).is_some()
+    }
+
     /// The version of `api` to use on this connection.
     pub(crate) fn version(&self, api: ApiKey) -> Result<i16, GroupError> {
         self.versions.negotiate(api, &self.addr)
@@ -214,8 +219,8 @@ pub(crate) fn host_port(host: &str, port: i32) -> String {
     }
 }
 
-/// Asks the bootstrap servers (in order, until one answers) for the group's coordinator.
-pub(crate) async fn find_coordinator(config: &GroupConfig) -> Result<Coordinator, GroupError> {
+/// A connection to the first of the bootstrap servers (in order) that answers.
+pub(crate) async fn open_bootstrap(config: &GroupConfig) -> Result<Connection, GroupError> {
     let mut last_error = None;
     for server in config
         .bootstrap_servers
@@ -224,16 +229,7 @@ pub(crate) async fn find_coordinator(config: &GroupConfig) -> Result<Coordinator
         .filter(|s| !s.is_empty())
     {
         match Connection::open(server, config).await {
-            Ok(mut conn) => {
-                let coordinator = lookup_coordinator(&mut conn, config).await?;
-                info!(
-                    group = %config.group_id,
-                    coordinator = %coordinator.addr,
-                    node_id = coordinator.node_id,
-                    "found group coordinator"
-                );
-                return Ok(coordinator);
-            }
+            Ok(conn) => return Ok(conn),
             Err(e) => {
                 debug!(server, error = %e, "bootstrap server unavailable");
                 last_error = Some(e);
@@ -241,6 +237,19 @@ pub(crate) async fn find_coordinator(config: &GroupConfig) -> Result<Coordinator
         }
     }
     Err(last_error.unwrap_or_else(|| GroupError::Config("bootstrap_servers is empty".to_owned())))
+}
+
+/// Asks the bootstrap servers (in order, until one answers) for the group's coordinator.
+pub(crate) async fn find_coordinator(config: &GroupConfig) -> Result<Coordinator, GroupError> {
+    let mut conn = open_bootstrap(config).await?;
+    let coordinator = lookup_coordinator(&mut conn, config).await?;
+    info!(
+        group = %config.group_id,
+        coordinator = %coordinator.addr,
+        node_id = coordinator.node_id,
+        "found group coordinator"
+    );
+    Ok(coordinator)
 }
 
 /// Sends FindCoordinator for the group on `conn`.

@@ -42,6 +42,7 @@ mod member;
 mod mock_tests;
 mod sasl_auth;
 mod security;
+mod telemetry;
 mod tls;
 mod wire;
 
@@ -50,3 +51,4 @@ pub use error::{GroupError, RejoinReason};
 pub use heartbeat::RejoinSignal;
 pub use member::{GroupMember, JoinOutcome};
 pub use security::{SaslCredentials, SaslMechanism, Security, SecurityProtocol, TlsSettings};
+pub use telemetry::cluster_takes_client_telemetry;

@@ -694,3 +694,38 @@ async fn unreachable_bootstrap_servers_fail_join_with_a_connect_error() {
     assert!(matches!(err, GroupError::Connect { .. }), "{err}");
     assert!(err.to_string().contains(&addr), "{err}");
 }
+
+#[tokio::test]
+async fn client_telemetry_is_taken_only_where_brokers_offer_its_subscriptions() {
+    let plain = MockBroker::start(KAFKA_41, 3, |_, _| Resp::Close).await;
+    let with_receiver: Vec<_> = KAFKA_41
+        .iter()
+        .copied()
+        .chain([
+            (ApiKey::GetTelemetrySubscriptions, 0, 0),
+            (ApiKey::PushTelemetry, 0, 0),
+        ])
+        .collect();
+    let receiving = MockBroker::start(&with_receiver, 3, |_, _| Resp::Close).await;
+    let limit = Duration::from_secs(5);
+    assert!(!within(
+        limit,
+        crate::cluster_takes_client_telemetry(&plain.config())
+    )
+    .await
+    .unwrap());
+    assert!(within(
+        limit,
+        crate::cluster_takes_client_telemetry(&receiving.config())
+    )
+    .await
+    .unwrap());
+    // The first server that answers decides; an unreachable one is skipped.
+    let mut config = receiving.config();
+    config.bootstrap_servers.insert(0, "127.0.0.1:1".to_owned());
+    assert!(
+        within(limit, crate::cluster_takes_client_telemetry(&config))
+            .await
+            .unwrap()
+    );
+}

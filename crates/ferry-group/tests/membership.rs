@@ -415,3 +415,16 @@ async fn members_join_over_sasl_ssl_with_each_mechanism_and_a_wrong_password_is_
     );
     assert!(!error.to_string().contains("wrong-secret"));
 }
+
+/// The test broker has no client telemetry receiver, so it does not offer
+/// GetTelemetrySubscriptions (KIP-714) and Ferry's clients need not prepare to push.
+#[tokio::test]
+async fn a_broker_without_a_telemetry_receiver_takes_no_client_telemetry() {
+    let config = config(&unique_group("telemetry"), "probe");
+    assert!(!step(
+        "the probe",
+        ferry_group::cluster_takes_client_telemetry(&config)
+    )
+    .await
+    .unwrap());
+}

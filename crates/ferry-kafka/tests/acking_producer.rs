@@ -54,9 +54,11 @@ async fn a_send_wakes_the_sleeping_poller_and_its_acknowledgement_comes_at_once(
     }
     // librdkafka counts a record as queued until its delivery callback returns, and the
     // callback is what sends the acknowledgement, so the count drops just after the ack.
-    wait_until("nothing queued or in flight", Duration::from_secs(5), || {
-        producer.in_flight() == 0
-    })
+    wait_until(
+        "nothing queued or in flight",
+        Duration::from_secs(5),
+        || producer.in_flight() == 0,
+    )
     .await;
 }
 

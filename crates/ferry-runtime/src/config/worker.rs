@@ -161,6 +161,10 @@ pub struct WorkerConfig {
     pub topic_tracking_allow_reset: bool,
     /// How often connector clients report librdkafka statistics for the client metrics.
     pub client_statistics_interval_ms: u64,
+    /// Whether the worker's cluster offers client telemetry (KIP-714), as found at start; when
+    /// it does not, the worker's clients on that cluster default to `enable.metrics.push=false`
+    /// (Java's clients push nothing there either), which spares librdkafka's push histograms.
+    pub cluster_takes_client_telemetry: bool,
 }
 
 fn millis(v: i64) -> Duration {
@@ -208,6 +212,7 @@ impl WorkerConfig {
             topic_tracking: parsed.boolean(TOPIC_TRACKING_ENABLE)?,
             topic_tracking_allow_reset: parsed.boolean(TOPIC_TRACKING_ALLOW_RESET)?,
             client_statistics_interval_ms: client_statistics_interval(props)?,
+            cluster_takes_client_telemetry: true,
         })
     }
 
@@ -246,10 +251,7 @@ impl WorkerConfig {
     /// `ssl.*`, `sasl.*` and `client.dns.lookup`. Connector clients do not get them: Java reads
     /// theirs from the `producer.`/`consumer.`/`admin.` prefixes and connector overrides only.
     pub fn connection_settings(&self) -> Vec<(String, String)> {
-        let mut out = vec![(
-            "bootstrap.servers".to_owned(),
-            self.bootstrap_servers.clone(),
-        )];
+        let mut out = self.cluster_defaults(true);
         for (k, v) in &self.originals {
             let security = k.starts_with("ssl.")
                 || k.starts_with("sasl.")
@@ -260,6 +262,39 @@ impl WorkerConfig {
             }
         }
         out
+    }
+
+    /// The lowest layer of a client's settings: the worker's bootstrap servers and, for a
+    /// client of the worker's own cluster (`same_cluster`: no later layer names other bootstrap
+    /// servers), the defaults found for that cluster at start.
+    pub fn cluster_defaults(&self, same_cluster: bool) -> Vec<(String, String)> {
+        let mut out = vec![(
+            "bootstrap.servers".to_owned(),
+            self.bootstrap_servers.clone(),
+        )];
+        if same_cluster && !self.cluster_takes_client_telemetry {
+            out.push(("enable.metrics.push".to_owned(), "false".to_owned()));
+        }
+        out
+    }
+
+    /// The settings of a connector's `role` client (`producer`, `consumer`, `admin`), as Java
+    /// layers them: the worker's bootstrap servers, its `{role}.` settings, then the
+    /// connector's `{role}.override.` settings (`overrides`).
+    pub fn connector_client_settings(
+        &self,
+        role: &str,
+        overrides: Vec<(String, String)>,
+    ) -> ferry_kafka::ClientSettings {
+        let prefixed = self.with_prefix(&format!("{role}."));
+        let same_cluster = !prefixed
+            .iter()
+            .chain(&overrides)
+            .any(|(k, _)| k == "bootstrap.servers");
+        ferry_kafka::ClientSettings::new()
+            .layer(self.cluster_defaults(same_cluster))
+            .layer(prefixed)
+            .layer(overrides)
     }
 
     /// Worker settings under `prefix`, with the prefix removed.
@@ -304,6 +339,51 @@ mod tests {
         assert_eq!(c.listeners, vec!["http://:8083"]);
         assert_eq!(c.header_converter, DEFAULT_HEADER_CONVERTER);
         assert!(c.topic_tracking);
+    }
+
+    #[test]
+    fn clients_of_a_cluster_without_telemetry_do_not_push_unless_told_to() {
+        let mut c = WorkerConfig::standalone(&props(&[
+            ("key.converter", "x"),
+            ("value.converter", "x"),
+            ("offset.storage.file.filename", "/tmp/connect.offsets"),
+            ("consumer.enable.metrics.push", "true"),
+        ]))
+        .unwrap();
+        let push = |settings: &ferry_kafka::ClientSettings| -> Option<String> {
+            settings
+                .layers
+                .iter()
+                .flatten()
+                .filter(|(k, _)| k == "enable.metrics.push")
+                .map(|(_, v)| v.clone())
+                .next_back()
+        };
+        // Until the start-up probe found otherwise: librdkafka's default, as Java's.
+        assert_eq!(push(&c.connector_client_settings("producer", vec![])), None);
+        assert!(!c
+            .connection_settings()
+            .iter()
+            .any(|(k, _)| k == "enable.metrics.push"));
+
+        c.cluster_takes_client_telemetry = false;
+        let producer = c.connector_client_settings("producer", vec![]);
+        assert_eq!(push(&producer).as_deref(), Some("false"));
+        assert_eq!(producer.layers[0][0].1, "localhost:9092");
+        assert!(c
+            .connection_settings()
+            .contains(&("enable.metrics.push".to_owned(), "false".to_owned())));
+        // The user's own setting wins.
+        assert_eq!(
+            push(&c.connector_client_settings("consumer", vec![])).as_deref(),
+            Some("true")
+        );
+        // A client of another cluster keeps librdkafka's default.
+        let elsewhere = c.connector_client_settings(
+            "producer",
+            vec![("bootstrap.servers".to_owned(), "other:9092".to_owned())],
+        );
+        assert_eq!(push(&elsewhere), None);
     }
 
     #[test]

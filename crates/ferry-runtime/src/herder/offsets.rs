@@ -56,13 +56,9 @@ fn sink_client(
                 .map(|r| (r.to_owned(), v.clone()))
         })
         .collect();
-    let settings = ferry_kafka::ClientSettings::new()
-        .layer(vec![(
-            "bootstrap.servers".to_owned(),
-            worker.config().bootstrap_servers.clone(),
-        )])
-        .layer(worker.config().with_prefix("consumer."))
-        .layer(overrides);
+    let settings = worker
+        .config()
+        .connector_client_settings("consumer", overrides);
     ferry_kafka::client_config(ClientRole::Consumer, &settings, &[("group.id", group)])
         .map_err(|e| HerderError::BadRequest(e.to_string()))
 }

@@ -83,13 +83,8 @@ impl TaskContext {
                     .map(|r| (r.to_owned(), v.clone()))
             })
             .collect();
-        ferry_kafka::ClientSettings::new()
-            .layer(vec![(
-                "bootstrap.servers".to_owned(),
-                self.worker.bootstrap_servers.clone(),
-            )])
-            .layer(self.worker.with_prefix(&format!("{role}.")))
-            .layer(connector_overrides)
+        self.worker
+            .connector_client_settings(role, connector_overrides)
     }
 
     /// Waits while the target state is PAUSED; `false` when the task was cancelled meanwhile.
