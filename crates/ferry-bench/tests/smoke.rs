@@ -64,7 +64,7 @@ fn bench_smoke_run_reports_every_workload_and_system() {
         ("W1 file source over SASL_SSL", &["ferry", "java"][..]),
         ("W2 file sink over SASL_SSL", &["ferry", "java"][..]),
         ("W4 idle RSS", &["ferry", "java"][..]),
-        ("W4 RSS, 50 source connectors", &["ferry", "java"][..]),
+        ("W4 RSS, 10 source connectors", &["ferry", "java"][..]),
         ("W5 startup", &["ferry", "java"][..]),
         ("W6 create to running", &["ferry", "java"][..]),
         ("W6 failover", &["ferry", "java"][..]),
