@@ -27,9 +27,10 @@ pub async fn run(
     for warning in config.warnings() {
         tracing::warn!("{warning}");
     }
+    let telemetry = crate::cluster_telemetry::start_probe(&config.worker);
     let cluster_id = cluster_id(&config.worker).await?;
     tracing::info!(%cluster_id, "Kafka cluster found");
-    crate::cluster_telemetry::probe(&mut config.worker).await;
+    config.worker.cluster_takes_client_telemetry = telemetry.await.unwrap_or(true);
     let id = worker_id(&config.worker);
     let scheme = if advertised_listener(&config.worker).https {
         "https"

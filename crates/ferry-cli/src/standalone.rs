@@ -125,9 +125,10 @@ pub async fn run(
     }
     let offset_file = config.offset_file.clone().unwrap_or_default();
     let offsets = Arc::new(FileOffsetStore::open(&offset_file)?);
+    let telemetry = crate::cluster_telemetry::start_probe(&config);
     let cluster_id = cluster_id(&config).await?;
     tracing::info!(%cluster_id, "Kafka cluster found");
-    crate::cluster_telemetry::probe(&mut config).await;
+    config.cluster_takes_client_telemetry = telemetry.await.unwrap_or(true);
 
     let shutdown = CancellationToken::new();
     let (reconfigure_tx, reconfigure_rx) = mpsc::unbounded_channel();

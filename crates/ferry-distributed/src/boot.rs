@@ -151,13 +151,7 @@ pub async fn start(settings: BootSettings) -> Result<DistributedWorker, StoreErr
         .with_offset_topics(Arc::new(offset_topics)),
     );
     let member = GroupMember::new(GroupConfig {
-        bootstrap_servers: config
-            .worker
-            .bootstrap_servers
-            .split(',')
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-            .collect(),
+        bootstrap_servers: config.worker.bootstrap_server_list(),
         group_id: config.group_id.clone(),
         client_id: config
             .worker

@@ -297,6 +297,15 @@ impl WorkerConfig {
             .layer(overrides)
     }
 
+    /// `bootstrap.servers` as a list, blanks left out.
+    pub fn bootstrap_server_list(&self) -> Vec<String> {
+        self.bootstrap_servers
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
     /// Worker settings under `prefix`, with the prefix removed.
     pub fn with_prefix(&self, prefix: &str) -> Vec<(String, String)> {
         self.originals
