@@ -63,6 +63,14 @@ pub trait SourceTask: Send {
         Ok(())
     }
 
+    /// Whether this task's `commit_record` does anything with the records it is shown. A task
+    /// whose `commit_record` is Java's no-op may answer `false`: it is then not shown its sent
+    /// records again, and the worker lets each one go as soon as it is sent rather than holding
+    /// it until Kafka acknowledges it (offsets still commit only once acknowledged).
+    fn needs_commit_record(&self) -> bool {
+        true
+    }
+
     async fn stop(&mut self) -> Result<()>;
 }
 

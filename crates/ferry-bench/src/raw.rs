@@ -63,6 +63,8 @@ pub fn produce(
     file: &Path,
     extra: &[String],
 ) -> anyhow::Result<u128> {
+    // The sending thread caches freed blocks as a Ferry task's thread does.
+    ferry_memory::widen_thread_cache();
     let text = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let lines: Vec<&[u8]> = text
         .split(|b| *b == b'\n')
@@ -124,6 +126,7 @@ pub fn consume(
     timeout: Duration,
     extra: &[String],
 ) -> anyhow::Result<u128> {
+    ferry_memory::widen_thread_cache();
     let mut config = config(bootstrap, extra)?;
     config
         .set(

@@ -41,6 +41,10 @@ fn main() -> ExitCode {
     let log_levels = std::sync::Arc::new(logging::init());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // The runtime's threads run every task's pipeline: they get the wide allocator cache.
+        .on_thread_start(|| {
+            ferry_memory::widen_thread_cache();
+        })
         .build()
     {
         Ok(r) => r,

@@ -164,6 +164,11 @@ impl SourceTask for FileStreamSourceTask {
         Ok(std::mem::take(&mut self.pending))
     }
 
+    /// Java's FileStreamSourceTask keeps `commitRecord`'s no-op.
+    fn needs_commit_record(&self) -> bool {
+        false
+    }
+
     async fn stop(&mut self) -> Result<()> {
         self.reader = None;
         Ok(())

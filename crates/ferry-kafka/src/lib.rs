@@ -15,6 +15,7 @@ mod producer_poller;
 pub mod stats;
 /// Java key and trust stores read into PEM (kept here for the translation's callers).
 pub use ferry_tls::stores;
+mod topic_handles;
 pub mod topic_log;
 
 pub use config::{client_config, ClientSettings};

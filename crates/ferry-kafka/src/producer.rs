@@ -1,12 +1,12 @@
 //! A producer that reports each record's acknowledgement back to the task that sent it.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rdkafka::error::KafkaError;
-use rdkafka::message::{Header, Message, OwnedHeaders};
-use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseProducer, DeliveryResult, Producer, ProducerContext};
 use rdkafka::statistics::Statistics;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use crate::cluster::ConnectionFailure;
 use crate::producer_poller::{polled, Poller};
 use crate::stats::ClientStats;
+use crate::topic_handles::TopicHandles;
 use crate::KafkaClientError;
 
 /// The broker's answer for one sent record, tagged with the sequence number given to `send`.
@@ -22,6 +23,9 @@ use crate::KafkaClientError;
 pub struct Ack {
     pub seq: usize,
     pub result: Result<Delivered, KafkaError>,
+    /// The topic of a record that failed, for the error report of a sender that did not keep
+    /// the record; `None` for a delivered one.
+    pub topic: Option<String>,
 }
 
 /// Where an acknowledged record landed.
@@ -63,6 +67,7 @@ impl ProducerContext for AckContext {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+        let mut topic = None;
         let result = match result {
             Ok(msg) => {
                 if let Some(observer) = self.delivered.get() {
@@ -73,14 +78,15 @@ impl ProducerContext for AckContext {
                     offset: msg.offset(),
                 })
             }
-            Err((err, _)) => {
+            Err((err, msg)) => {
                 self.stats.record_error();
+                topic = Some(msg.topic().to_owned());
                 Err(err.clone())
             }
         };
         self.unacked.fetch_sub(1, Ordering::SeqCst);
         // The receiver is gone only when the task has stopped caring about acknowledgements.
-        let _ = self.acks.send(Ack { seq, result });
+        let _ = self.acks.send(Ack { seq, result, topic });
     }
 }
 
@@ -109,6 +115,8 @@ pub enum SendError {
 pub struct AckingProducer {
     /// Dropped first: its thread stops before the producer goes.
     poller: Poller,
+    /// Dropped before the client they belong to.
+    topics: Mutex<TopicHandles>,
     /// Shared so the transaction calls, which block, can run on a blocking thread.
     inner: Arc<BaseProducer<AckContext>>,
 }
@@ -132,36 +140,24 @@ impl AckingProducer {
                 cause,
             })?;
         let (inner, poller) = polled(inner, unacked)?;
-        Ok((AckingProducer { poller, inner }, rx))
+        Ok((
+            AckingProducer {
+                poller,
+                topics: Mutex::default(),
+                inner,
+            },
+            rx,
+        ))
     }
 
     /// Queues one record; its acknowledgement arrives later with `seq`.
     pub fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
-        let mut base: BaseRecord<'_, [u8], [u8], usize> =
-            BaseRecord::with_opaque_to(record.topic, seq);
-        if let Some(p) = record.partition {
-            base = base.partition(p);
-        }
-        if let Some(k) = record.key {
-            base = base.key(k);
-        }
-        if let Some(v) = record.value {
-            base = base.payload(v);
-        }
-        if let Some(ts) = record.timestamp {
-            base = base.timestamp(ts);
-        }
-        if !record.headers.is_empty() {
-            let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
-            for (key, value) in &record.headers {
-                headers = headers.insert(Header { key, value: *value });
-            }
-            base = base.headers(headers);
-        }
+        let client = self.inner.client().native_ptr();
+        let mut topics = self.topics.lock().unwrap_or_else(PoisonError::into_inner);
         self.poller.send(|| {
-            self.inner
-                .send(base)
-                .map_err(|(err, _)| match err.rdkafka_error_code() {
+            topics
+                .send(client, record, seq)
+                .map_err(|err| match err.rdkafka_error_code() {
                     Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
                     _ => SendError::Fatal(err),
                 })

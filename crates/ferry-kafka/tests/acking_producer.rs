@@ -109,3 +109,127 @@ async fn an_internal_topic_s_writer_sleeps_while_idle_and_wakes_for_each_write()
     log.read_to_end(Duration::from_secs(30)).await.unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![vec![0], vec![1], vec![2]]);
 }
+
+/// Reads `count` records of partition 0 of `topic` from its start.
+fn read_partition_zero(
+    topic: &str,
+    count: usize,
+) -> Vec<ferry_kafka::rdkafka::message::OwnedMessage> {
+    use ferry_kafka::rdkafka::consumer::{BaseConsumer, Consumer};
+    use ferry_kafka::rdkafka::{Offset, TopicPartitionList};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .set("group.id", unique("acking-reader"))
+        .create()
+        .unwrap();
+    let mut assignment = TopicPartitionList::new();
+    assignment
+        .add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&assignment).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut read = Vec::new();
+    while read.len() < count {
+        assert!(
+            Instant::now() < deadline,
+            "read {} of {count} records of {topic}",
+            read.len()
+        );
+        if let Some(message) = consumer.poll(Duration::from_millis(100)) {
+            read.push(message.unwrap().detach());
+        }
+    }
+    read
+}
+
+#[tokio::test]
+async fn records_keep_their_key_headers_timestamp_and_partition_across_topics() {
+    use ferry_kafka::rdkafka::message::Headers;
+    use ferry_kafka::rdkafka::{Message, Timestamp};
+    let topics = [unique("acking-a"), unique("acking-b")];
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", bootstrap())
+        .set("allow.auto.create.topics", "true");
+    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
+    // Alternating topics: every record changes the producer's current topic.
+    for seq in 0..6 {
+        let key = format!("key-{seq}");
+        let value = format!("value-{seq}");
+        let record = OutgoingRecord {
+            topic: &topics[seq % 2],
+            partition: Some(0),
+            key: Some(key.as_bytes()),
+            value: (seq != 4).then_some(value.as_bytes()),
+            timestamp: Some(1_700_000_000_000 + seq as i64),
+            headers: vec![("origin", Some(b"ferry".as_slice())), ("empty", None)],
+        };
+        producer.send(&record, seq).unwrap();
+    }
+    for _ in 0..6 {
+        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
+            .await
+            .expect("an acknowledgement")
+            .unwrap();
+        assert!(ack.result.is_ok(), "{:?}", ack.result);
+        assert_eq!(ack.topic, None);
+    }
+    for (t, topic) in topics.iter().enumerate() {
+        let read = read_partition_zero(topic, 3);
+        for (i, message) in read.iter().enumerate() {
+            let seq = t + 2 * i;
+            assert_eq!(message.key(), Some(format!("key-{seq}").as_bytes()));
+            let value = format!("value-{seq}");
+            assert_eq!(
+                message.payload(),
+                (seq != 4).then_some(value.as_bytes()),
+                "seq {seq}"
+            );
+            assert_eq!(
+                message.timestamp(),
+                Timestamp::CreateTime(1_700_000_000_000 + seq as i64)
+            );
+            let headers = message.headers().expect("headers");
+            assert_eq!(headers.count(), 2);
+            assert_eq!(headers.get(0).key, "origin");
+            assert_eq!(headers.get(0).value, Some(b"ferry".as_slice()));
+            assert_eq!(headers.get(1).key, "empty");
+            assert_eq!(headers.get(1).value, None);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_record_that_cannot_be_delivered_is_reported_with_its_topic() {
+    let topic = unique("acking-missing-partition");
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", bootstrap())
+        .set("allow.auto.create.topics", "true");
+    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
+    // The topic is new, so the producer learns only later that it has no partition 7.
+    let record = OutgoingRecord {
+        topic: &topic,
+        partition: Some(7),
+        value: Some(b"lost"),
+        ..Default::default()
+    };
+    producer.send(&record, 42).unwrap();
+    let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
+        .await
+        .expect("a delivery report")
+        .unwrap();
+    assert_eq!(ack.seq, 42);
+    assert!(ack.result.is_err(), "{:?}", ack.result);
+    assert_eq!(ack.topic.as_deref(), Some(topic.as_str()));
+    // A topic name librdkafka cannot take fails the send itself.
+    let bad = OutgoingRecord {
+        topic: "bad\0name",
+        value: Some(b"x"),
+        ..Default::default()
+    };
+    assert!(matches!(
+        producer.send(&bad, 43),
+        Err(ferry_kafka::producer::SendError::Fatal(_))
+    ));
+}

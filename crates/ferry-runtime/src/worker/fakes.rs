@@ -84,6 +84,7 @@ impl ProducerState {
                     partition: 0,
                     offset: seq as i64,
                 }),
+                topic: None,
             });
         }
     }

@@ -38,6 +38,9 @@ struct SourcePipeline {
     producer: Box<dyn RecordProducer>,
     acks: mpsc::UnboundedReceiver<Ack>,
     submitted: SubmittedRecords,
+    /// The task is shown its records again in `commit_record`, so each is held until
+    /// acknowledged; otherwise only its source partition and offset are.
+    holds_records: bool,
     /// Committable offsets not yet written; kept across a failed write so none is lost.
     staged: Vec<PartitionOffset>,
     /// Reused buffers for converted headers, so a record with headers costs no extra vector.
@@ -204,6 +207,7 @@ pub(crate) async fn run_with(
         requests,
     });
     let mut pipeline = SourcePipeline {
+        holds_records: task.needs_commit_record(),
         transaction,
         topic_creation,
         ctx,
@@ -346,7 +350,11 @@ impl SourcePipeline {
         }
         while let Ok(ack) = self.acks.try_recv() {
             let task = &mut self.task;
-            if let Some(committed) = self.submitted.ack(ack.seq, |r| task.commit_record(r, None)) {
+            let committed = self.submitted.ack(ack.seq, |record| match record {
+                Some(record) => task.commit_record(record, None),
+                None => Ok(()),
+            });
+            if let Some(committed) = committed {
                 committed?;
             }
         }
@@ -588,7 +596,12 @@ impl SourcePipeline {
             }
         }
         drop(outgoing);
-        self.submitted.submit(record);
+        if self.holds_records {
+            self.submitted.submit(record);
+        } else {
+            self.submitted
+                .submit_position(record.source_partition, record.source_offset);
+        }
         Ok(())
     }
 
@@ -769,6 +782,9 @@ fn handle_ack(
     match ack.result {
         Ok(delivered) => {
             let Some(committed) = submitted.ack(ack.seq, |record| {
+                let Some(record) = record else {
+                    return Ok(());
+                };
                 let metadata = RecordMetadata {
                     topic: &record.topic,
                     partition: delivered.partition,
@@ -798,13 +814,16 @@ fn handle_ack(
                 })
             };
             // Tolerated: the record counts as done, so later offsets of its partition commit.
-            let handled = submitted.ack(ack.seq, |record| {
-                report(errors, Some(&record.topic))?;
-                task.commit_record(record, None)
+            let handled = submitted.ack(ack.seq, |record| match record {
+                Some(record) => {
+                    report(errors, Some(&record.topic))?;
+                    task.commit_record(record, None)
+                }
+                None => report(errors, ack.topic.as_deref()),
             });
             match handled {
                 Some(result) => result?,
-                None => report(errors, None)?,
+                None => report(errors, ack.topic.as_deref())?,
             }
             Ok(false)
         }

@@ -225,6 +225,92 @@ async fn a_pause_commits_what_was_acknowledged_and_polls_no_more_until_resumed()
     assert_eq!(run.stored().as_deref(), Some(r#"{"position":6}"#));
 }
 
+/// `ScriptedSource` that notes every record `commit_record` is shown (its value), and says
+/// whether it wants them.
+struct WatchingSource {
+    batches: Arc<Mutex<VecDeque<Vec<SourceRecord>>>>,
+    shown: Arc<Mutex<Vec<String>>>,
+    needs_records: bool,
+}
+
+#[async_trait]
+impl SourceTask for WatchingSource {
+    fn version(&self) -> String {
+        "test".to_owned()
+    }
+
+    async fn start(&mut self, _: &ConfigMap, _: SourceTaskContext) -> Result<()> {
+        Ok(())
+    }
+
+    async fn poll(&mut self) -> Result<Vec<SourceRecord>> {
+        ScriptedSource(self.batches.clone()).poll().await
+    }
+
+    fn commit_record(
+        &mut self,
+        record: &SourceRecord,
+        metadata: Option<&ferry_api::record::RecordMetadata<'_>>,
+    ) -> Result<()> {
+        let acked = metadata.map_or("none".to_owned(), |m| format!("{}@{}", m.topic, m.offset));
+        self.shown
+            .lock()
+            .unwrap()
+            .push(format!("{}:{acked}", record.value));
+        Ok(())
+    }
+
+    fn needs_commit_record(&self) -> bool {
+        self.needs_records
+    }
+
+    async fn stop(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs five records through a `WatchingSource`, the last two never acknowledged; answers what
+/// `commit_record` was shown and the offset the stop committed.
+async fn watch_records(needs_records: bool) -> (Vec<String>, Option<String>) {
+    let (ctx, handles) = task_context(TaskKind::Source, &[("topic", "t")], 3_600_000);
+    let (producer, state, acks) = FakeProducer::new();
+    let batches = Arc::new(Mutex::new(VecDeque::new()));
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let task = Box::new(WatchingSource {
+        batches: batches.clone(),
+        shown: shown.clone(),
+        needs_records,
+    });
+    let mut run = Running {
+        batches,
+        producer: state,
+        handles,
+        done: tokio::spawn(run_with(ctx, task, Box::new(producer), acks)),
+    };
+    run.producer.hold_acknowledgements();
+    run.emit(lines(0, 3));
+    until("3 records sent", || run.sent() == 3).await;
+    run.producer.acknowledge_held();
+    run.emit(lines(3, 5));
+    until("5 records sent", || run.sent() == 5).await;
+    run.handles.cancel.cancel();
+    (&mut run.done).await.unwrap().unwrap();
+    let shown = shown.lock().unwrap().clone();
+    (shown, run.stored())
+}
+
+#[tokio::test]
+async fn a_task_that_needs_its_records_is_shown_each_acknowledged_one_and_others_none() {
+    let (shown, stored) = watch_records(true).await;
+    assert_eq!(shown, ["r0:t@0", "r1:t@1", "r2:t@2"]);
+    assert_eq!(stored.as_deref(), Some(r#"{"position":3}"#));
+
+    // Without the records held, offsets still commit only up to the last acknowledged one.
+    let (shown, stored) = watch_records(false).await;
+    assert!(shown.is_empty(), "{shown:?}");
+    assert_eq!(stored.as_deref(), Some(r#"{"position":3}"#));
+}
+
 /// Records what an exactly-once task asked around its producer's start.
 #[derive(Default)]
 struct Checks {

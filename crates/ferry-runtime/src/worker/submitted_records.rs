@@ -9,19 +9,21 @@ use ferry_api::record::{OffsetMap, SourceRecord};
 
 /// One sent record: the record itself until it is acknowledged (the task sees it again in
 /// `commit_record`), then only its source partition and offset, as Java's `SubmittedRecord`.
-/// Acknowledged entries at the front are folded away at once (see `folded`), so the queue holds
-/// about the records in flight, not every record since the last offset commit.
+/// A task that never looks at its records again gives only the partition and offset from the
+/// start. Acknowledged entries at the front are folded away at once (see `folded`), so the
+/// queue holds about the records in flight, not every record since the last offset commit.
 struct Entry {
     partition: Option<Arc<OffsetMap>>,
     offset: Option<OffsetMap>,
     /// Boxed: a queue grown by a burst keeps its capacity until the next offset commit, and
     /// small entries keep that small.
     record: Option<Box<SourceRecord>>,
+    pending: bool,
 }
 
 impl Entry {
     fn acked(&self) -> bool {
-        self.record.is_none()
+        !self.pending
     }
 
     fn offset(&self) -> Option<&OffsetMap> {
@@ -63,25 +65,56 @@ impl SubmittedRecords {
         self.base + self.entries.len()
     }
 
+    /// Holds a sent record until its acknowledgement shows it to the task again.
     pub fn submit(&mut self, record: SourceRecord) -> usize {
-        let seq = self.next_seq();
-        self.entries.push_back(Entry {
+        self.push(Entry {
             partition: record.source_partition.clone(),
             offset: None,
             record: Some(Box::new(record)),
-        });
+            pending: true,
+        })
+    }
+
+    /// Holds only where a sent record came from, for a task that is not shown its records
+    /// again: the record itself can go as soon as it is sent.
+    pub fn submit_position(
+        &mut self,
+        partition: Option<Arc<OffsetMap>>,
+        offset: Option<OffsetMap>,
+    ) -> usize {
+        self.push(Entry {
+            partition,
+            offset,
+            record: None,
+            pending: true,
+        })
+    }
+
+    fn push(&mut self, entry: Entry) -> usize {
+        let seq = self.next_seq();
+        self.entries.push_back(entry);
         self.unacked += 1;
         seq
     }
 
-    /// Marks a record acknowledged, shows it to `f` (the task's `commit_record`), then keeps
-    /// only its source offset; `None` for an unknown or already acknowledged sequence number.
-    pub fn ack<R>(&mut self, seq: usize, f: impl FnOnce(&SourceRecord) -> R) -> Option<R> {
+    /// Marks a record acknowledged, shows it to `f` (the task's `commit_record`; `None` when
+    /// only its position was held), then keeps only its source offset; `None` for an unknown or
+    /// already acknowledged sequence number.
+    pub fn ack<R>(&mut self, seq: usize, f: impl FnOnce(Option<&SourceRecord>) -> R) -> Option<R> {
         let entry = self.entries.get_mut(seq.checked_sub(self.base)?)?;
-        let mut record = entry.record.take()?;
+        if !entry.pending {
+            return None;
+        }
+        entry.pending = false;
         self.unacked -= 1;
-        let result = f(&record);
-        entry.offset = record.source_offset.take();
+        let result = match entry.record.take() {
+            Some(mut record) => {
+                let result = f(Some(&record));
+                entry.offset = record.source_offset.take();
+                result
+            }
+            None => f(None),
+        };
         self.fold_acknowledged_prefix();
         Some(result)
     }
@@ -242,7 +275,7 @@ mod tests {
         let a1 = s.submit(record(&a, 1));
         let b1 = s.submit(record(&b, 10));
         let a2 = s.submit(record(&a, 2));
-        let shown = s.ack(a2, |r| r.source_offset.clone());
+        let shown = s.ack(a2, |r| r.and_then(|r| r.source_offset.clone()));
         assert_eq!(
             shown.flatten().and_then(|o| o.get("position").cloned()),
             Some(Value::Int64(2)),
@@ -259,6 +292,34 @@ mod tests {
         assert_eq!(a_offset.1.get("position"), Some(&Value::Int64(2)));
         assert_eq!(s.outstanding(), 0);
         assert_eq!(s.next_seq(), 3);
+    }
+
+    #[test]
+    fn a_position_alone_commits_in_order_as_a_held_record_does() {
+        let a = partition("a");
+        let at = |position: i64| {
+            Some(OffsetMap::from([(
+                "position".to_owned(),
+                Value::Int64(position),
+            )]))
+        };
+        let mut s = SubmittedRecords::default();
+        let a1 = s.submit_position(Some(a.clone()), at(1));
+        let a2 = s.submit(record(&a, 2));
+        let a3 = s.submit_position(Some(a.clone()), at(3));
+        assert_eq!(s.ack(a3, |r| r.is_some()), Some(false), "no record to show");
+        assert_eq!(s.ack(a2, |r| r.is_some()), Some(true));
+        assert!(
+            s.committable().is_empty(),
+            "the first record is still in flight"
+        );
+        assert_eq!(s.outstanding(), 1);
+        assert!(s.ack(a1, |_| ()).is_some());
+        assert!(s.ack(a1, |_| ()).is_none(), "a second report is ignored");
+        let c = s.committable();
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].1.get("position"), Some(&Value::Int64(3)));
+        assert_eq!(s.outstanding(), 0);
     }
 
     #[test]
