@@ -10,14 +10,22 @@ use ferry_kafka::producer::{AckingProducer, OutgoingRecord};
 use ferry_kafka::rdkafka::ClientConfig;
 use support::{bootstrap, unique, wait_until};
 
-#[tokio::test]
-async fn a_send_wakes_the_sleeping_poller_and_its_acknowledgement_comes_at_once() {
-    let topic = unique("acking");
+/// A producer of the test broker that creates the topics it writes to.
+fn producer() -> (
+    AckingProducer,
+    tokio::sync::mpsc::UnboundedReceiver<ferry_kafka::producer::Ack>,
+) {
     let mut config = ClientConfig::new();
     config
         .set("bootstrap.servers", bootstrap())
         .set("allow.auto.create.topics", "true");
-    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
+    AckingProducer::new(&config).unwrap()
+}
+
+#[tokio::test]
+async fn a_send_wakes_the_sleeping_poller_and_its_acknowledgement_comes_at_once() {
+    let topic = unique("acking");
+    let (producer, mut acks) = producer();
     let record = OutgoingRecord {
         topic: &topic,
         value: Some(b"first"),
@@ -147,11 +155,7 @@ async fn records_keep_their_key_headers_timestamp_and_partition_across_topics() 
     use ferry_kafka::rdkafka::message::Headers;
     use ferry_kafka::rdkafka::{Message, Timestamp};
     let topics = [unique("acking-a"), unique("acking-b")];
-    let mut config = ClientConfig::new();
-    config
-        .set("bootstrap.servers", bootstrap())
-        .set("allow.auto.create.topics", "true");
-    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
+    let (producer, mut acks) = producer();
     // Alternating topics: every record changes the producer's current topic.
     for seq in 0..6 {
         let key = format!("key-{seq}");
@@ -202,11 +206,7 @@ async fn records_keep_their_key_headers_timestamp_and_partition_across_topics() 
 #[tokio::test]
 async fn a_record_that_cannot_be_delivered_is_reported_with_its_topic() {
     let topic = unique("acking-missing-partition");
-    let mut config = ClientConfig::new();
-    config
-        .set("bootstrap.servers", bootstrap())
-        .set("allow.auto.create.topics", "true");
-    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
+    let (producer, mut acks) = producer();
     // The topic is new, so the producer learns only later that it has no partition 7.
     let record = OutgoingRecord {
         topic: &topic,
