@@ -280,12 +280,20 @@ impl WorkerConfig {
 
     /// The settings of a connector's `role` client (`producer`, `consumer`, `admin`), as Java
     /// layers them: the worker's bootstrap servers, its `{role}.` settings, then the
-    /// connector's `{role}.override.` settings (`overrides`).
+    /// `{role}.override.` settings of the connector's config.
     pub fn connector_client_settings(
         &self,
         role: &str,
-        overrides: Vec<(String, String)>,
+        connector: &ConfigMap,
     ) -> ferry_kafka::ClientSettings {
+        let override_prefix = format!("{role}.override.");
+        let overrides: Vec<(String, String)> = connector
+            .iter()
+            .filter_map(|(k, v)| {
+                k.strip_prefix(&override_prefix)
+                    .map(|r| (r.to_owned(), v.clone()))
+            })
+            .collect();
         let prefixed = self.with_prefix(&format!("{role}."));
         let same_cluster = !prefixed
             .iter()
@@ -369,14 +377,17 @@ mod tests {
                 .next_back()
         };
         // Until the start-up probe found otherwise: librdkafka's default, as Java's.
-        assert_eq!(push(&c.connector_client_settings("producer", vec![])), None);
+        assert_eq!(
+            push(&c.connector_client_settings("producer", &ConfigMap::new())),
+            None
+        );
         assert!(!c
             .connection_settings()
             .iter()
             .any(|(k, _)| k == "enable.metrics.push"));
 
         c.cluster_takes_client_telemetry = false;
-        let producer = c.connector_client_settings("producer", vec![]);
+        let producer = c.connector_client_settings("producer", &ConfigMap::new());
         assert_eq!(push(&producer).as_deref(), Some("false"));
         assert_eq!(producer.layers[0][0].1, "localhost:9092");
         assert!(c
@@ -384,13 +395,16 @@ mod tests {
             .contains(&("enable.metrics.push".to_owned(), "false".to_owned())));
         // The user's own setting wins.
         assert_eq!(
-            push(&c.connector_client_settings("consumer", vec![])).as_deref(),
+            push(&c.connector_client_settings("consumer", &ConfigMap::new())).as_deref(),
             Some("true")
         );
         // A client of another cluster keeps librdkafka's default.
         let elsewhere = c.connector_client_settings(
             "producer",
-            vec![("bootstrap.servers".to_owned(), "other:9092".to_owned())],
+            &ConfigMap::from([(
+                "producer.override.bootstrap.servers".to_owned(),
+                "other:9092".to_owned(),
+            )]),
         );
         assert_eq!(push(&elsewhere), None);
     }

@@ -49,16 +49,9 @@ fn sink_client(
     group: &str,
 ) -> Result<ferry_kafka::rdkafka::ClientConfig, HerderError> {
     let config = &worker.registry().resolve(config);
-    let overrides: Vec<(String, String)> = config
-        .iter()
-        .filter_map(|(k, v)| {
-            k.strip_prefix("consumer.override.")
-                .map(|r| (r.to_owned(), v.clone()))
-        })
-        .collect();
     let settings = worker
         .config()
-        .connector_client_settings("consumer", overrides);
+        .connector_client_settings("consumer", config);
     ferry_kafka::client_config(ClientRole::Consumer, &settings, &[("group.id", group)])
         .map_err(|e| HerderError::BadRequest(e.to_string()))
 }

@@ -74,17 +74,8 @@ impl TaskContext {
     /// Java client settings for a connector client: bootstrap servers, then the worker's
     /// `<role>.` settings, then the connector's `<role>.override.` settings.
     pub fn client_layers(&self, role: &str) -> ferry_kafka::ClientSettings {
-        let connector_overrides: Vec<(String, String)> = self
-            .connector
-            .props
-            .iter()
-            .filter_map(|(k, v)| {
-                k.strip_prefix(&format!("{role}.override."))
-                    .map(|r| (r.to_owned(), v.clone()))
-            })
-            .collect();
         self.worker
-            .connector_client_settings(role, connector_overrides)
+            .connector_client_settings(role, &self.connector.props)
     }
 
     /// Waits while the target state is PAUSED; `false` when the task was cancelled meanwhile.
