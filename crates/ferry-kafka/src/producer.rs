@@ -23,8 +23,8 @@ use crate::KafkaClientError;
 pub struct Ack {
     pub seq: usize,
     pub result: Result<Delivered, KafkaError>,
-    /// The topic of a record that failed, for the error report of a sender that did not keep
-    /// the record; `None` for a delivered one.
+    /// The topic of a record that failed, for its error report (the sender may not have kept
+    /// the record); `None` for a delivered one.
     pub topic: Option<String>,
 }
 

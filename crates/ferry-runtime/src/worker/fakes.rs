@@ -46,6 +46,8 @@ pub(crate) struct ProducerState {
     /// Sequence numbers sent and not acknowledged yet (when acknowledgements are held).
     held: Mutex<Vec<usize>>,
     hold_acks: std::sync::atomic::AtomicBool,
+    /// Sequence numbers whose delivery fails, as a record the broker refuses.
+    failing: Mutex<Vec<usize>>,
     acks: Mutex<Option<mpsc::UnboundedSender<Ack>>>,
     /// The transaction calls made, in order.
     pub transactions: Mutex<Vec<TransactionCall>>,
@@ -59,6 +61,11 @@ impl ProducerState {
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// The record sent with `seq` will be reported undeliverable.
+    pub fn fail_delivery_of(&self, seq: usize) {
+        lock(&self.failing).push(seq);
+    }
+
     /// Acknowledges every record held so far, in the order sent.
     pub fn acknowledge_held(&self) {
         let held: Vec<usize> = lock(&self.held).drain(..).collect();
@@ -68,6 +75,22 @@ impl ProducerState {
     }
 
     fn ack(&self, seq: usize) {
+        if lock(&self.failing).contains(&seq) {
+            if let Some(acks) = lock(&self.acks).as_ref() {
+                let topic = lock(&self.sent)
+                    .iter()
+                    .find(|s| s.seq == seq)
+                    .map(|s| s.topic.clone());
+                let _ = acks.send(Ack {
+                    seq,
+                    result: Err(ferry_kafka::rdkafka::error::KafkaError::MessageProduction(
+                        ferry_kafka::rdkafka::types::RDKafkaErrorCode::MessageSizeTooLarge,
+                    )),
+                    topic,
+                });
+            }
+            return;
+        }
         if let Some(observer) = self.delivered.get() {
             let topic = lock(&self.sent)
                 .iter()

@@ -800,30 +800,26 @@ fn handle_ack(
         Err(e) => {
             let error =
                 ConnectError::with_source("Unrecoverable exception from producer send callback", e);
-            let report = |errors: &mut ErrorHandler, topic: Option<&str>| {
-                let describe = || {
-                    topic
-                        .map(|t| format!("SourceRecord{{topic='{t}'}}"))
-                        .unwrap_or_default()
-                };
-                errors.handle(&ErrorContext {
-                    stage: Stage::KafkaProduce,
-                    class: "org.apache.kafka.clients.producer.KafkaProducer",
-                    error: &error,
-                    record: &describe,
-                })
+            let describe = || {
+                ack.topic
+                    .as_deref()
+                    .map(|t| format!("SourceRecord{{topic='{t}'}}"))
+                    .unwrap_or_default()
             };
-            // Tolerated: the record counts as done, so later offsets of its partition commit.
-            let handled = submitted.ack(ack.seq, |record| match record {
-                Some(record) => {
-                    report(errors, Some(&record.topic))?;
-                    task.commit_record(record, None)
-                }
-                None => report(errors, ack.topic.as_deref()),
+            // Not tolerated, the record stays unacknowledged and the task fails, so no offset
+            // from it on commits (Java's producerSendException). Tolerated, it counts as done,
+            // so later offsets of its partition commit.
+            errors.handle(&ErrorContext {
+                stage: Stage::KafkaProduce,
+                class: "org.apache.kafka.clients.producer.KafkaProducer",
+                error: &error,
+                record: &describe,
+            })?;
+            let committed = submitted.ack(ack.seq, |record| {
+                record.map_or(Ok(()), |record| task.commit_record(record, None))
             });
-            match handled {
-                Some(result) => result?,
-                None => report(errors, ack.topic.as_deref())?,
+            if let Some(committed) = committed {
+                committed?;
             }
             Ok(false)
         }

@@ -189,6 +189,23 @@ async fn a_stop_commits_the_offsets_of_acknowledged_records_only() {
     assert_eq!(run.producer.values(), ["r0", "r1", "r2", "r3", "r4"]);
 }
 
+#[tokio::test]
+async fn an_undeliverable_record_fails_the_task_and_no_offset_from_it_on_is_committed() {
+    let mut run = start(3_600_000);
+    run.producer.fail_delivery_of(3);
+    run.emit(lines(0, 5));
+    let outcome = (&mut run.done).await.unwrap();
+    let error = outcome.expect_err("errors.tolerance=none fails the task");
+    assert!(
+        error.to_string().contains("Tolerance exceeded")
+            && error.to_string().contains("KAFKA_PRODUCE"),
+        "{error}"
+    );
+    // Records 0 to 2 were delivered and record 4 after the failed one: only position 3 (past
+    // record 2) may be committed, so a restart reads record 3 again, as Java's worker does.
+    assert_eq!(run.stored().as_deref(), Some(r#"{"position":3}"#));
+}
+
 // Virtual time: a sleep ends only once every other task is idle, so "not polled while paused"
 // is checked after the pipeline had every chance to poll, not after a guessed wall-clock wait.
 #[tokio::test(start_paused = true)]
