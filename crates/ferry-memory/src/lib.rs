@@ -60,9 +60,10 @@ pub const WIDE_THREAD_CACHE: usize = 128;
 /// and offset and frees them a batch later, and with 16 blocks per class a fifth of its thread's
 /// instructions went to refilling and flushing that cache (`bench/profiles/w1-source-pipeline.md`).
 /// The many threads of librdkafka's clients keep the small caches that keep idle connectors
-/// light.
+/// light. With `MALLOC_CONF` in the environment the user's cache sizes stand for every thread,
+/// and this does nothing.
 pub fn widen_thread_cache() -> bool {
-    imp::widen_thread_cache()
+    std::env::var_os("MALLOC_CONF").is_none() && imp::widen_thread_cache()
 }
 
 /// Returns the free pages of every allocator arena to the operating system at once; `false`
@@ -219,6 +220,9 @@ mod tests {
 
     #[test]
     fn a_widened_thread_caches_more_and_other_threads_keep_the_small_cache() {
+        if std::env::var_os("MALLOC_CONF").is_some() {
+            panic!("unset MALLOC_CONF: with it, threads keep the caches it sets");
+        }
         let widened = std::thread::spawn(|| {
             let before = imp::thread_cache_slots(112);
             assert!(widen_thread_cache());
