@@ -18,6 +18,7 @@ use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 use tokio::sync::{mpsc, Notify};
 
 use crate::cluster::ConnectionFailure;
+use crate::fetch_queue::FetchQueue;
 use crate::stats::ClientStats;
 use crate::KafkaClientError;
 
@@ -67,6 +68,8 @@ struct SinkConsumerContext {
     /// Where `auto.offset.reset` starts a partition with no committed offset; `None` when it
     /// says to fail instead (Java's `none`).
     reset_to: Option<Offset>,
+    /// Where assigned partitions' records go; taken away before the client is destroyed.
+    fetch: Mutex<Option<Arc<FetchQueue>>>,
 }
 
 impl ClientContext for SinkConsumerContext {
@@ -110,6 +113,9 @@ impl ConsumerContext for SinkConsumerContext {
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
                 if let Some(reset) = self.reset_to {
                     start_uncommitted_at(consumer, tpl, reset);
+                }
+                if let Some(fetch) = self.fetch.lock().ok().and_then(|f| f.clone()) {
+                    fetch.take(consumer.client().native_ptr(), tpl);
                 }
                 let result = match consumer.rebalance_protocol() {
                     RebalanceProtocol::Cooperative => consumer.incremental_assign(tpl),
@@ -214,7 +220,23 @@ pub enum Subscription {
 }
 
 pub struct SinkConsumer {
+    /// Declared before `inner`: destroyed before the client.
+    fetch: Arc<FetchQueue>,
     inner: StreamConsumer<SinkConsumerContext>,
+}
+
+impl Drop for SinkConsumer {
+    fn drop(&mut self) {
+        let context = self.inner.context();
+        // Dropping the client leaves the group, and its revocation must complete by itself:
+        // nobody is left to call finish_revocation (the client's drop would wait for it forever
+        // when the consumer was not closed first, as after a panic).
+        context.closing.store(true, Ordering::Release);
+        // The context outlives the client (rust-rdkafka drops it after destroying the client).
+        if let Ok(mut fetch) = context.fetch.lock() {
+            fetch.take();
+        }
+    }
 }
 
 impl SinkConsumer {
@@ -233,6 +255,7 @@ impl SinkConsumer {
             failure: ConnectionFailure::default(),
             stats: Arc::default(),
             reset_to: reset_position(config),
+            fetch: Mutex::new(None),
         };
         let inner: StreamConsumer<SinkConsumerContext> = config
             .create_with_context(context)
@@ -245,11 +268,15 @@ impl SinkConsumer {
             // Java matches the whole topic name; librdkafka treats a leading '^' as a regex.
             Subscription::Regex(r) => vec![format!("^(?:{r})$")],
         };
+        let fetch = Arc::new(FetchQueue::new(inner.client().native_ptr()));
+        if let Ok(mut slot) = inner.context().fetch.lock() {
+            *slot = Some(fetch.clone());
+        }
         let refs: Vec<&str> = topics.iter().map(String::as_str).collect();
         inner
             .subscribe(&refs)
             .map_err(KafkaClientError::op("subscribe"))?;
-        Ok((SinkConsumer { inner }, rx))
+        Ok((SinkConsumer { fetch, inner }, rx))
     }
 
     /// Up to `max` records: waits up to `timeout` for the first, then takes what is ready.
@@ -282,46 +309,41 @@ impl SinkConsumer {
             if let Some(reason) = context.failure.get() {
                 return Err(KafkaClientError::Connection(reason));
             }
+            // An event of the consumer's queue (a rebalance, an error, statistics) each round,
+            // so they are served while records keep coming. Records come from there only if
+            // they were fetched before their partition was sent to the fetch queue.
+            if let Some(Some(event)) = self.inner.stream().next().now_or_never() {
+                match event {
+                    Ok(msg) if rebalanced() => carry(owned(&msg)),
+                    Ok(msg) => batch.push(owned(&msg)),
+                    Err(e) => transient_or_fatal(e)?,
+                }
+            }
             if rebalanced() || self.revocation_pending() {
                 return Ok(batch);
             }
-            let received = tokio::select! {
-                received = tokio::time::timeout_at(deadline, self.inner.recv()) => received,
-                // A wake-up left from an earlier event is harmless: the loop checks again.
-                _ = context.rebalanced.notified() => continue,
-            };
-            let first = match received {
-                Err(_) => return Ok(batch),
-                Ok(Ok(msg)) => msg,
-                Ok(Err(e)) => {
-                    transient_or_fatal(e)?;
-                    continue;
-                }
-            };
-            if rebalanced() {
-                carry(owned(&first));
+            if let Err(e) = self
+                .fetch
+                .drain(max.saturating_sub(batch.len()), &mut batch)
+            {
+                transient_or_fatal(e)?;
+            }
+            if !batch.is_empty() {
                 return Ok(batch);
             }
-            batch.push(owned(&first));
-            break;
-        }
-        // One stream for the rest of the batch: each `recv` would register and drop a waker.
-        let mut ready = self.inner.stream();
-        while batch.len() < max {
-            match ready.next().now_or_never().flatten() {
-                Some(Ok(msg)) if rebalanced() => {
-                    carry(owned(&msg));
-                    break;
-                }
-                Some(Ok(msg)) => batch.push(owned(&msg)),
-                Some(Err(e)) => {
-                    transient_or_fatal(e)?;
-                    break;
-                }
-                None => break,
+            tokio::select! {
+                _ = self.fetch.arrived() => {}
+                // Serves the consumer's events while it waits.
+                received = self.inner.recv() => match received {
+                    Ok(msg) if rebalanced() => carry(owned(&msg)),
+                    Ok(msg) => batch.push(owned(&msg)),
+                    Err(e) => transient_or_fatal(e)?,
+                },
+                // A wake-up left from an earlier event is harmless: the loop checks again.
+                _ = context.rebalanced.notified() => {}
+                _ = tokio::time::sleep_until(deadline) => return Ok(batch),
             }
         }
-        Ok(batch)
     }
 
     fn revocation_pending(&self) -> bool {

@@ -8,6 +8,7 @@ pub mod cluster;
 mod config;
 pub mod consumer;
 mod error;
+mod fetch_queue;
 pub mod group_offsets;
 mod log_producer;
 pub mod producer;

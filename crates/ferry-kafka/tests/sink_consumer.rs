@@ -180,3 +180,271 @@ async fn a_committed_offset_wins_over_the_reset_and_only_uncommitted_partitions_
     );
     second.close(&HashMap::new()).unwrap();
 }
+
+#[tokio::test]
+async fn records_keep_their_topic_partition_key_timestamp_and_headers() {
+    let (first, second) = (
+        topic_with_partitions(2).await,
+        topic_with_partitions(1).await,
+    );
+    let mut config = ClientConfig::new();
+    config.set("bootstrap.servers", bootstrap());
+    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
+    let sent = [
+        (
+            &first,
+            1,
+            Some(&b"k1"[..]),
+            Some(&b"v1"[..]),
+            1_700_000_000_001,
+        ),
+        (&second, 0, None, Some(&b"v2"[..]), 1_700_000_000_002),
+        (&first, 0, Some(&b"k3"[..]), None, 1_700_000_000_003),
+    ];
+    for (seq, (topic, partition, key, value, timestamp)) in sent.iter().enumerate() {
+        let record = OutgoingRecord {
+            topic,
+            partition: Some(*partition),
+            key: *key,
+            value: *value,
+            timestamp: Some(*timestamp),
+            headers: if seq == 0 {
+                vec![
+                    ("h-a", Some(&b"one"[..])),
+                    ("h-null", None),
+                    ("h-a", Some(&b""[..])),
+                ]
+            } else {
+                Vec::new()
+            },
+        };
+        producer.send(&record, seq).unwrap();
+    }
+    for _ in &sent {
+        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
+            .await
+            .expect("an acknowledgement")
+            .unwrap();
+        assert!(ack.result.is_ok(), "{:?}", ack.result);
+    }
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", bootstrap())
+        .set("group.id", unique("g"))
+        .set("enable.auto.commit", "false")
+        .set("auto.offset.reset", "earliest");
+    let (consumer, _events) = SinkConsumer::new(
+        &config,
+        &Subscription::Topics(vec![first.clone(), second.clone()]),
+    )
+    .unwrap();
+    let mut records = read(&consumer, 3).await;
+    records.sort_by_key(|r| r.timestamp);
+    for (record, (topic, partition, key, value, timestamp)) in records.iter().zip(&sent) {
+        assert_eq!(&record.topic, *topic);
+        assert_eq!(record.partition, *partition);
+        assert_eq!(record.offset, 0);
+        assert_eq!(record.key.as_deref(), *key);
+        assert_eq!(record.value.as_deref(), *value);
+        assert_eq!(record.timestamp, Some(*timestamp));
+        assert!(!record.log_append_time);
+    }
+    let headers: Vec<(&str, Option<&[u8]>)> = records[0]
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_deref()))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            ("h-a", Some(&b"one"[..])),
+            ("h-null", None),
+            ("h-a", Some(&b""[..]))
+        ]
+    );
+    assert!(records[1].headers.is_empty() && records[2].headers.is_empty());
+    consumer.close(&HashMap::new()).unwrap();
+}
+
+/// Applies a consumer's rebalance events to what it owns, completing its revocations.
+fn follow(
+    consumer: &SinkConsumer,
+    events: &mut UnboundedReceiver<RebalanceEvent>,
+    owned: &mut Vec<i32>,
+) {
+    while let Ok(event) = events.try_recv() {
+        match event {
+            RebalanceEvent::Assigned(parts) => owned.extend(parts.iter().map(|(_, p)| *p)),
+            RebalanceEvent::Revoked(parts) => {
+                owned.retain(|p| !parts.iter().any(|(_, q)| q == p));
+                consumer.finish_revocation();
+            }
+            RebalanceEvent::Lost(parts) => owned.retain(|p| !parts.iter().any(|(_, q)| q == p)),
+        }
+        owned.sort_unstable();
+        owned.dedup();
+    }
+}
+
+#[tokio::test]
+async fn a_member_that_joins_takes_partitions_over_and_each_record_is_read_once_by_its_owner() {
+    let topic = topic_with_partitions(4).await;
+    for p in 0..4 {
+        let values: Vec<String> = (0..10).map(|i| format!("old-{p}-{i}")).collect();
+        produce(
+            &topic,
+            p,
+            &values.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
+        .await;
+    }
+    let group = unique("g");
+    let (a, mut a_events) = consumer(&group, &topic, "earliest");
+    let old = read(&a, 40).await;
+    let next: HashMap<(String, i32), i64> = (0..4).map(|p| ((topic.clone(), p), 10)).collect();
+    a.commit(&next, true).unwrap();
+    let (mut a_owns, mut b_owns) = (Vec::new(), Vec::new());
+    follow(&a, &mut a_events, &mut a_owns);
+    assert_eq!(a_owns, [0, 1, 2, 3]);
+    assert_eq!(old.len(), 40);
+
+    // A second member joins: the partitions are split between the two, and both go on reading.
+    let (b, mut b_events) = consumer(&group, &topic, "earliest");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut read_by: Vec<(char, ConsumedRecord)> = Vec::new();
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "no split of the partitions: a owns {a_owns:?}, b owns {b_owns:?}"
+        );
+        for (name, c) in [('a', &a), ('b', &b)] {
+            let batch = c.poll_batch(500, Duration::from_millis(100)).await.unwrap();
+            read_by.extend(batch.into_iter().map(|r| (name, r)));
+        }
+        follow(&a, &mut a_events, &mut a_owns);
+        follow(&b, &mut b_events, &mut b_owns);
+        let mut all: Vec<i32> = a_owns.iter().chain(&b_owns).copied().collect();
+        all.sort_unstable();
+        if !a_owns.is_empty() && !b_owns.is_empty() && all == [0, 1, 2, 3] {
+            break;
+        }
+    }
+    assert!(read_by.is_empty(), "read again: {read_by:?}");
+
+    for p in 0..4 {
+        let values: Vec<String> = (0..10).map(|i| format!("new-{p}-{i}")).collect();
+        produce(
+            &topic,
+            p,
+            &values.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
+        .await;
+    }
+    while read_by.len() < 40 {
+        assert!(
+            Instant::now() < deadline,
+            "read {} of 40 new records",
+            read_by.len()
+        );
+        for (name, c) in [('a', &a), ('b', &b)] {
+            let batch = c.poll_batch(500, Duration::from_millis(100)).await.unwrap();
+            read_by.extend(batch.into_iter().map(|r| (name, r)));
+        }
+        follow(&a, &mut a_events, &mut a_owns);
+        follow(&b, &mut b_events, &mut b_owns);
+    }
+    let mut values: Vec<String> = read_by.iter().map(|(_, r)| value(r)).collect();
+    values.sort();
+    let mut expected: Vec<String> = (0..4)
+        .flat_map(|p| (0..10).map(move |i| format!("new-{p}-{i}")))
+        .collect();
+    expected.sort();
+    assert_eq!(values, expected);
+    for (name, record) in &read_by {
+        let owner = if a_owns.contains(&record.partition) {
+            'a'
+        } else {
+            'b'
+        };
+        assert_eq!(*name, owner, "{record:?} read by {name}");
+    }
+    b.close(&HashMap::new()).unwrap();
+    a.close(&HashMap::new()).unwrap();
+}
+
+#[tokio::test]
+async fn after_a_seek_the_next_record_is_the_one_sought_and_none_fetched_before_it() {
+    let topic = topic_with_partitions(1).await;
+    let values: Vec<String> = (0..200).map(|i| format!("v{i}")).collect();
+    produce(
+        &topic,
+        0,
+        &values.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await;
+    let (consumer, _events) = consumer(&unique("g"), &topic, "earliest");
+    // A small first batch, so records after it are still waiting in the client.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let first = loop {
+        assert!(Instant::now() < deadline, "nothing read");
+        let batch = consumer
+            .poll_batch(5, Duration::from_millis(200))
+            .await
+            .unwrap();
+        if !batch.is_empty() {
+            break batch;
+        }
+    };
+    assert_eq!(first[0].offset, 0);
+    consumer.seek(&topic, 0, 3).unwrap();
+    let after = read(&consumer, 197).await;
+    let offsets: Vec<i64> = after.iter().map(|r| r.offset).collect();
+    assert_eq!(offsets, (3..200).collect::<Vec<i64>>());
+    consumer.close(&HashMap::new()).unwrap();
+}
+
+#[tokio::test]
+async fn records_fetched_together_are_taken_in_one_batch() {
+    let topic = topic_with_partitions(1).await;
+    let values: Vec<String> = (0..100).map(|i| format!("v{i}")).collect();
+    produce(
+        &topic,
+        0,
+        &values.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await;
+    let (consumer, _events) = consumer(&unique("g"), &topic, "earliest");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let (mut read, mut largest) = (0, 0);
+    while read < 100 {
+        assert!(Instant::now() < deadline, "read {read} of 100");
+        let batch = consumer
+            .poll_batch(500, Duration::from_millis(200))
+            .await
+            .unwrap();
+        read += batch.len();
+        largest = largest.max(batch.len());
+    }
+    // One fetch brings all 100 and they are taken together. A partition whose records were
+    // left on the consumer's queue (not sent to the fetch queue) gives one or two per poll.
+    assert!(largest >= 50, "the largest batch held {largest} records");
+    consumer.close(&HashMap::new()).unwrap();
+}
+
+#[tokio::test]
+async fn a_consumer_dropped_without_closing_leaves_its_group_without_waiting() {
+    let topic = topic_with_partitions(2).await;
+    produce(&topic, 0, &["a"]).await;
+    let (consumer, events) = consumer(&unique("g"), &topic, "earliest");
+    read(&consumer, 1).await;
+    // As after a panic in the task: no close(), no finish_revocation for the drop's revocation.
+    // A thread of its own, so a drop that never ends fails the test instead of hanging it.
+    let (done, dropped) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop((consumer, events));
+        let _ = done.send(());
+    });
+    dropped
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the drop still waits after 30 s");
+}
