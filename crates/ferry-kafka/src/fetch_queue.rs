@@ -2,7 +2,7 @@
 //!
 //! rust-rdkafka hands out one message per poll, and each poll costs four clock reads (librdkafka
 //! times every poll for `max.poll.interval.ms`, rust-rdkafka its timeout) and a reference-counted
-//! event per message: a quarter of a sink task's thread in W2's profile
+//! event per message: about a quarter of a W2 run's samples
 //! (`bench/profiles/w2-sink-consumer.md`). librdkafka's batch call cannot be used on the
 //! consumer's own queue, where it would serve a rebalance by dropping the assignment. So every
 //! assigned partition's records go to a queue of their own, read here in batches, while
