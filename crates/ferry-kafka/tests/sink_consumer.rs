@@ -52,6 +52,13 @@ async fn produce(topic: &str, partition: i32, values: &[&str]) {
     }
 }
 
+/// Writes `{prefix}{i}` for i in 0..count to `partition` of `topic`.
+async fn produce_numbered(topic: &str, partition: i32, prefix: &str, count: usize) {
+    let values: Vec<String> = (0..count).map(|i| format!("{prefix}{i}")).collect();
+    let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+    produce(topic, partition, &refs).await;
+}
+
 /// A consumer, and its rebalance events (unread here, but kept open with it).
 fn consumer(
     group: &str,
@@ -290,13 +297,7 @@ fn follow(
 async fn a_member_that_joins_takes_partitions_over_and_each_record_is_read_once_by_its_owner() {
     let topic = topic_with_partitions(4).await;
     for p in 0..4 {
-        let values: Vec<String> = (0..10).map(|i| format!("old-{p}-{i}")).collect();
-        produce(
-            &topic,
-            p,
-            &values.iter().map(String::as_str).collect::<Vec<_>>(),
-        )
-        .await;
+        produce_numbered(&topic, p, &format!("old-{p}-"), 10).await;
     }
     let group = unique("g");
     let (a, mut a_events) = consumer(&group, &topic, "earliest");
@@ -332,13 +333,7 @@ async fn a_member_that_joins_takes_partitions_over_and_each_record_is_read_once_
     assert!(read_by.is_empty(), "read again: {read_by:?}");
 
     for p in 0..4 {
-        let values: Vec<String> = (0..10).map(|i| format!("new-{p}-{i}")).collect();
-        produce(
-            &topic,
-            p,
-            &values.iter().map(String::as_str).collect::<Vec<_>>(),
-        )
-        .await;
+        produce_numbered(&topic, p, &format!("new-{p}-"), 10).await;
     }
     while read_by.len() < 40 {
         assert!(
@@ -375,13 +370,7 @@ async fn a_member_that_joins_takes_partitions_over_and_each_record_is_read_once_
 #[tokio::test]
 async fn after_a_seek_the_next_record_is_the_one_sought_and_none_fetched_before_it() {
     let topic = topic_with_partitions(1).await;
-    let values: Vec<String> = (0..200).map(|i| format!("v{i}")).collect();
-    produce(
-        &topic,
-        0,
-        &values.iter().map(String::as_str).collect::<Vec<_>>(),
-    )
-    .await;
+    produce_numbered(&topic, 0, "v", 200).await;
     let (consumer, _events) = consumer(&unique("g"), &topic, "earliest");
     // A small first batch, so records after it are still waiting in the client.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -406,13 +395,7 @@ async fn after_a_seek_the_next_record_is_the_one_sought_and_none_fetched_before_
 #[tokio::test]
 async fn records_fetched_together_are_taken_in_one_batch() {
     let topic = topic_with_partitions(1).await;
-    let values: Vec<String> = (0..100).map(|i| format!("v{i}")).collect();
-    produce(
-        &topic,
-        0,
-        &values.iter().map(String::as_str).collect::<Vec<_>>(),
-    )
-    .await;
+    produce_numbered(&topic, 0, "v", 100).await;
     let (consumer, _events) = consumer(&unique("g"), &topic, "earliest");
     let deadline = Instant::now() + Duration::from_secs(30);
     let (mut read, mut largest) = (0, 0);
