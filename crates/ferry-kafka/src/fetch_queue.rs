@@ -87,36 +87,34 @@ impl FetchQueue {
         self.arrived.notified().await;
     }
 
-    /// Takes up to `max` records without waiting, copying each into `out`; a consumption error
-    /// carried in place of a record is returned after the records before it.
+    /// Takes up to `max` records without waiting, copying each into `out`. A consumption error
+    /// carried in place of a record is returned once all records of the batch are in `out`:
+    /// librdkafka counts the whole batch as consumed, so a record left out would be skipped.
     pub(crate) fn drain(
         &self,
         max: usize,
         out: &mut Vec<ConsumedRecord>,
-    ) -> Result<usize, KafkaError> {
+    ) -> Result<(), KafkaError> {
         let mut messages: Vec<*mut rd::rd_kafka_message_t> = vec![ptr::null_mut(); max];
         // SAFETY: the array holds `max` slots; librdkafka fills the first `n` of them.
         let n =
             unsafe { rd::rd_kafka_consume_batch_queue(self.queue, 0, messages.as_mut_ptr(), max) };
         let n = usize::try_from(n).unwrap_or(0);
-        let mut error = None;
+        let mut first_error = None;
         let mut topic = TopicName::default();
         for &m in &messages[..n] {
             // SAFETY: each message is librdkafka's until destroyed, once, right after the copy.
             unsafe {
-                if error.is_none() {
-                    match copy(&*m, &mut topic) {
-                        Ok(record) => out.push(record),
-                        Err(e) => error = Some(e),
+                match copy(&*m, &mut topic) {
+                    Ok(record) => out.push(record),
+                    Err(e) => {
+                        first_error.get_or_insert(e);
                     }
                 }
                 rd::rd_kafka_message_destroy(m);
             }
         }
-        match error {
-            Some(e) => Err(e),
-            None => Ok(n),
-        }
+        first_error.map_or(Ok(()), Err)
     }
 }
 
