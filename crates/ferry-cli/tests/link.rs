@@ -1,0 +1,59 @@
+//! The link options of build.rs reach the `ferry` binary (x86_64 Linux, where rustc links with
+//! lld): packed relative relocations, and the startup functions placed before the rest of .text.
+
+#![cfg(all(target_arch = "x86_64", target_os = "linux"))]
+
+use std::process::Command;
+
+fn readelf(args: &[&str]) -> String {
+    let out = Command::new("readelf")
+        .args(args)
+        .arg(env!("CARGO_BIN_EXE_ferry"))
+        .output()
+        .expect("readelf (binutils) runs");
+    assert!(out.status.success(), "readelf {args:?} failed");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn relative_relocations_are_packed() {
+    let sections = readelf(&["-SW"]);
+    assert!(
+        sections.contains(".relr.dyn"),
+        "no .relr.dyn section: build.rs's -z pack-relative-relocs did not reach the link"
+    );
+}
+
+/// The list's symbols carry the release build's hashes, so this checks the placement with the
+/// names that do not depend on them: librdkafka's and jemalloc's C functions.
+#[test]
+fn listed_startup_functions_come_first_in_text() {
+    let listed: Vec<&str> = include_str!("../startup-order.txt")
+        .lines()
+        .filter(|name| name.starts_with("rd_kafka_new") || name.starts_with("_rjem_je_malloc_default"))
+        .collect();
+    assert!(!listed.is_empty(), "startup-order.txt lists rd_kafka_new and jemalloc's malloc");
+    let sections = readelf(&["-SW"]);
+    let text = sections
+        .lines()
+        .find(|l| l.split_whitespace().any(|w| w == ".text"))
+        .expect(".text section");
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let at = fields.iter().position(|w| *w == ".text").unwrap();
+    let start = u64::from_str_radix(fields[at + 2], 16).unwrap();
+    let size = u64::from_str_radix(fields[at + 4], 16).unwrap();
+    let symbols = readelf(&["-sW"]);
+    for name in listed {
+        let address = symbols
+            .lines()
+            .find(|l| l.split_whitespace().last() == Some(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .map(|a| u64::from_str_radix(a, 16).unwrap())
+            .unwrap_or_else(|| panic!("{name} is not in the binary"));
+        assert!(
+            address - start < size / 4,
+            "{name} lies at {:#x} of .text's {size:#x} bytes: the startup order was not applied",
+            address - start
+        );
+    }
+}
