@@ -30,9 +30,14 @@ fn relative_relocations_are_packed() {
 fn listed_startup_functions_come_first_in_text() {
     let listed: Vec<&str> = include_str!("../startup-order.txt")
         .lines()
-        .filter(|name| name.starts_with("rd_kafka_new") || name.starts_with("_rjem_je_malloc_default"))
+        .filter(|name| {
+            name.starts_with("rd_kafka_new") || name.starts_with("_rjem_je_malloc_default")
+        })
         .collect();
-    assert!(!listed.is_empty(), "startup-order.txt lists rd_kafka_new and jemalloc's malloc");
+    assert!(
+        !listed.is_empty(),
+        "startup-order.txt lists rd_kafka_new and jemalloc's malloc"
+    );
     let sections = readelf(&["-SW"]);
     let text = sections
         .lines()
