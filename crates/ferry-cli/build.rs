@@ -9,18 +9,39 @@
 //!   instead of the 850 KB a position-independent binary has in `.rela.dyn`. Needs glibc 2.36 or
 //!   later where the binary runs.
 //!
-//! Both are options of LLVM's lld, which rustc uses to link on x86_64 Linux; other targets and
-//! linkers get the default link.
+//! Both are given only where rustc links with its own lld: x86_64 Linux from Rust 1.90 on, with
+//! no linker of the user's configured (GNU ld has no symbol ordering file). Other builds get the
+//! default link.
 
 fn main() {
     println!("cargo:rerun-if-changed=startup-order.txt");
     println!("cargo:rerun-if-env-changed=FERRY_DEFAULT_LINK");
-    let target = std::env::var("TARGET").unwrap_or_default();
-    if target != "x86_64-unknown-linux-gnu" || std::env::var_os("FERRY_DEFAULT_LINK").is_some() {
+    if std::env::var_os("FERRY_DEFAULT_LINK").is_some() || !links_with_rust_lld() {
         return;
     }
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={dir}/startup-order.txt");
     println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+}
+
+fn links_with_rust_lld() -> bool {
+    let env = |name| std::env::var(name).unwrap_or_default();
+    if env("TARGET") != "x86_64-unknown-linux-gnu"
+        || std::env::var_os("RUSTC_LINKER").is_some()
+        || env("CARGO_ENCODED_RUSTFLAGS").contains("link")
+    {
+        return false;
+    }
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let version = std::process::Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+        .unwrap_or_default();
+    let minor = version
+        .lines()
+        .find_map(|line| line.strip_prefix("release: 1."))
+        .and_then(|rest| rest.split('.').next()?.parse::<u32>().ok());
+    minor.is_some_and(|minor| minor >= 90)
 }
