@@ -9,14 +9,24 @@
 //!   instead of the 850 KB a position-independent binary has in `.rela.dyn`. Needs glibc 2.36 or
 //!   later where the binary runs.
 //!
-//! Both are given only where rustc links with its own lld: x86_64 Linux from Rust 1.90 on, with
-//! no linker of the user's configured (GNU ld has no symbol ordering file). Other builds get the
-//! default link.
+//! - `--wrap=curl_global_init`: librdkafka's eager initialisation of libcurl, and with it of
+//!   OpenSSL, goes to `src/curl_init.rs` and is left to libcurl's first use (1.7 MiB).
+//!
+//! The first two are given only where rustc links with its own lld: x86_64 Linux from Rust 1.90
+//! on, with no linker of the user's configured (GNU ld has no symbol ordering file). The wrap is
+//! given on every Linux target (GNU ld and lld both have it). `FERRY_DEFAULT_LINK=1` at build time
+//! gives the default link.
 
 fn main() {
     println!("cargo:rerun-if-changed=startup-order.txt");
     println!("cargo:rerun-if-env-changed=FERRY_DEFAULT_LINK");
-    if std::env::var_os("FERRY_DEFAULT_LINK").is_some() || !links_with_rust_lld() {
+    if std::env::var_os("FERRY_DEFAULT_LINK").is_some() {
+        return;
+    }
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        println!("cargo:rustc-link-arg-bins=-Wl,--wrap=curl_global_init");
+    }
+    if !links_with_rust_lld() {
         return;
     }
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");

@@ -1,6 +1,8 @@
 //! `ferry`: Kafka Connect, rebuilt in Rust.
 
 mod cluster_telemetry;
+#[cfg(target_os = "linux")]
+mod curl_init;
 mod distributed;
 mod logging;
 mod memory;

@@ -1,5 +1,6 @@
 //! The link options of build.rs reach the `ferry` binary (x86_64 Linux, where rustc links with
-//! lld): packed relative relocations, and the startup functions placed before the rest of .text.
+//! lld): packed relative relocations, the startup functions placed before the rest of .text, and
+//! the wrapped curl_global_init.
 
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
@@ -61,4 +62,22 @@ fn listed_startup_functions_come_first_in_text() {
             address - start
         );
     }
+}
+
+/// librdkafka's call of curl_global_init goes to src/curl_init.rs; nothing else calls libcurl's
+/// own, so the linker drops it.
+#[test]
+fn librdkafka_does_not_initialise_curl_eagerly() {
+    let symbols = readelf(&["-sW"]);
+    let defined = |name: &str| {
+        symbols
+            .lines()
+            .any(|l| l.split_whitespace().last() == Some(name))
+    };
+    assert!(defined("__wrap_curl_global_init"), "the wrapper is missing");
+    assert!(defined("curl_easy_init"), "libcurl is linked");
+    assert!(
+        !defined("curl_global_init"),
+        "curl_global_init is linked: build.rs's --wrap=curl_global_init did not reach the link"
+    );
 }
