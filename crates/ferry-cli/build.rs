@@ -10,7 +10,7 @@
 //!   later where the binary runs.
 //!
 //! - `--wrap=curl_global_init`: librdkafka's eager initialisation of libcurl, and with it of
-//!   OpenSSL, goes to `src/curl_init.rs` and is left to libcurl's first use (1.7 MiB).
+//!   OpenSSL, goes to `src/curl_init.rs` and is left to libcurl's first use (about 0.8 MiB).
 //!
 //! The first two are given only where rustc links with its own lld: x86_64 Linux from Rust 1.90
 //! on, with no linker of the user's configured (GNU ld has no symbol ordering file). The wrap is
