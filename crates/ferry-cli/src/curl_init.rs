@@ -7,9 +7,8 @@
 //!
 //! build.rs links the `ferry` binary with `--wrap=curl_global_init`, so librdkafka's call comes
 //! here and does nothing. libcurl then initialises itself, under its own lock (a pthread mutex in
-//! curl-sys's build), in the first
-//! `curl_easy_init`: when librdkafka makes its first token request. OpenSSL initialises itself
-//! the same way at the first TLS connection.
+//! curl-sys's build), in the first `curl_easy_init`: when librdkafka makes its first token
+//! request. OpenSSL initialises itself the same way at the first TLS connection.
 
 use std::os::raw::{c_int, c_long};
 
