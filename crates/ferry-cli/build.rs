@@ -11,20 +11,28 @@
 //!
 //! - `--wrap=curl_global_init`: librdkafka's eager initialisation of libcurl, and with it of
 //!   OpenSSL, goes to `src/curl_init.rs` and is left to libcurl's first use (about 0.8 MiB).
+//! - `--wrap=sasl_client_init --wrap=sasl_client_new`: the same for Cyrus SASL and its plugins,
+//!   left to the first GSSAPI connection (`src/sasl_init.rs`, about 0.6 MiB).
 //!
 //! The first two are given only where rustc links with its own lld: x86_64 Linux from Rust 1.90
-//! on, with no linker of the user's configured (GNU ld has no symbol ordering file). The wrap is
-//! given on every Linux target (GNU ld and lld both have it). `FERRY_DEFAULT_LINK=1` at build time
+//! on, with no linker of the user's configured (GNU ld has no symbol ordering file). The wraps
+//! are given on every Linux target (GNU ld and lld both have them). `FERRY_DEFAULT_LINK=1` at build time
 //! gives the default link.
 
 fn main() {
     println!("cargo:rerun-if-changed=startup-order.txt");
     println!("cargo:rerun-if-env-changed=FERRY_DEFAULT_LINK");
+    // The wrappers' modules are compiled only where the wraps are given: src/sasl_init.rs calls
+    // the real functions by the `__real_` names that only `--wrap` defines.
+    println!("cargo::rustc-check-cfg=cfg(ferry_wrapped_link)");
     if std::env::var_os("FERRY_DEFAULT_LINK").is_some() {
         return;
     }
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-link-arg-bins=-Wl,--wrap=curl_global_init");
+        println!("cargo:rustc-cfg=ferry_wrapped_link");
+        for wrapped in ["curl_global_init", "sasl_client_init", "sasl_client_new"] {
+            println!("cargo:rustc-link-arg-bins=-Wl,--wrap={wrapped}");
+        }
     }
     if !links_with_rust_lld() {
         return;

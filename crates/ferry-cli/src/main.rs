@@ -1,13 +1,15 @@
 //! `ferry`: Kafka Connect, rebuilt in Rust.
 
 mod cluster_telemetry;
-#[cfg(target_os = "linux")]
+#[cfg(ferry_wrapped_link)]
 mod curl_init;
 mod distributed;
 mod logging;
 mod memory;
 mod plugins;
 mod rest_client;
+#[cfg(ferry_wrapped_link)]
+mod sasl_init;
 mod standalone;
 
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! The link options of build.rs reach the `ferry` binary (x86_64 Linux, where rustc links with
 //! lld): packed relative relocations, the startup functions placed before the rest of .text, and
-//! the wrapped curl_global_init.
+//! the wrapped curl_global_init, sasl_client_init and sasl_client_new.
 
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
@@ -64,20 +64,39 @@ fn listed_startup_functions_come_first_in_text() {
     }
 }
 
+/// Whether the binary's symbol table defines or references `name`.
+fn has_symbol(symbols: &str, name: &str) -> bool {
+    symbols
+        .lines()
+        .any(|l| l.split_whitespace().last() == Some(name))
+}
+
 /// librdkafka's call of curl_global_init goes to src/curl_init.rs; nothing else calls libcurl's
 /// own, so the linker drops it.
 #[test]
 fn librdkafka_does_not_initialise_curl_eagerly() {
     let symbols = readelf(&["-sW"]);
-    let defined = |name: &str| {
-        symbols
-            .lines()
-            .any(|l| l.split_whitespace().last() == Some(name))
-    };
-    assert!(defined("__wrap_curl_global_init"), "the wrapper is missing");
-    assert!(defined("curl_easy_init"), "libcurl is linked");
     assert!(
-        !defined("curl_global_init"),
+        has_symbol(&symbols, "__wrap_curl_global_init"),
+        "the wrapper is missing"
+    );
+    assert!(has_symbol(&symbols, "curl_easy_init"), "libcurl is linked");
+    assert!(
+        !has_symbol(&symbols, "curl_global_init"),
         "curl_global_init is linked: build.rs's --wrap=curl_global_init did not reach the link"
     );
+}
+
+/// librdkafka's calls of sasl_client_init and sasl_client_new go to src/sasl_init.rs, whose
+/// wrappers are compiled only with the wraps (they call the `__real_` names the wraps define).
+/// tests/cyrus_sasl.rs checks what they do.
+#[test]
+fn librdkafka_does_not_initialise_cyrus_sasl_eagerly() {
+    let symbols = readelf(&["-sW"]);
+    for wrapper in ["__wrap_sasl_client_init", "__wrap_sasl_client_new"] {
+        assert!(
+            has_symbol(&symbols, wrapper),
+            "{wrapper} is missing: build.rs's wraps did not reach the build"
+        );
+    }
 }
