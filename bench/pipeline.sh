@@ -6,6 +6,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-1000000}
 cd "$ROOT"
+. scripts/build-env
 scripts/kafka start
 cargo build --release -p ferry-cli 2>/dev/null
 WORK=$ROOT/tmp/bench-pipeline

@@ -1,6 +1,7 @@
 //! The link options of build.rs reach the `ferry` binary (x86_64 Linux, where rustc links with
 //! lld): packed relative relocations, the startup functions placed before the rest of .text, and
-//! the wrapped curl_global_init, sasl_client_init and sasl_client_new.
+//! the wrapped curl_global_init, sasl_client_init and sasl_client_new; and OpenSSL, static or
+//! shared as the build asked.
 
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
@@ -97,6 +98,32 @@ fn librdkafka_does_not_initialise_cyrus_sasl_eagerly() {
         assert!(
             has_symbol(&symbols, wrapper),
             "{wrapper} is missing: build.rs's wraps did not reach the build"
+        );
+    }
+}
+
+/// The scripts that build Ferry link OpenSSL statically where Debian's static libraries are
+/// (scripts/build-env sets OPENSSL_STATIC for openssl-sys); the binary then needs neither of
+/// OpenSSL's shared libraries. Built without it, the binary needs both.
+#[test]
+fn openssl_is_linked_the_way_the_build_asked() {
+    let dynamic = readelf(&["-dW"]);
+    let needs = |library: &str| {
+        dynamic
+            .lines()
+            .any(|l| l.contains("(NEEDED)") && l.contains(library))
+    };
+    if option_env!("OPENSSL_STATIC") == Some("1") {
+        for library in ["libcrypto.so", "libssl.so"] {
+            assert!(
+                !needs(library),
+                "{library} is needed although OPENSSL_STATIC=1:\n{dynamic}"
+            );
+        }
+    } else {
+        assert!(
+            needs("libcrypto.so") && needs("libssl.so"),
+            "OpenSSL is not linked as a shared library:\n{dynamic}"
         );
     }
 }
