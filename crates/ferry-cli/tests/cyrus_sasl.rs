@@ -1,7 +1,8 @@
 //! The worker leaves Cyrus SASL's initialisation, which loads every plugin of its plugin
 //! directory, to a GSSAPI client's first connection (src/sasl_init.rs). Needs no broker: the
 //! first test's worker has none to reach, the second's talks to a stand-in that answers the two
-//! requests before authentication.
+//! requests before authentication. A binary built with `FERRY_DEFAULT_LINK=1` (no wraps) fails
+//! the first, as it fails tests/link.rs.
 
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
