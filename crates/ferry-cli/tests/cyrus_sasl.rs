@@ -204,8 +204,8 @@ fn a_gssapi_client_initialises_cyrus_sasl_at_its_first_connection() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     // Cyrus made the connection (sasl_client_new after the real initialisation; without it,
-    // "Call without init") and its GSSAPI mechanism started: without a Kerberos ticket, or
-    // without the GSSAPI plugin, the start fails.
+    // "SASL library is not initialized") and its GSSAPI mechanism started: without a Kerberos
+    // ticket, or without the GSSAPI plugin, the start fails.
     assert!(
         stderr.contains("SASL handshake failed (start"),
         "the worker should have failed in Cyrus's sasl_client_start:\n{stderr}"
