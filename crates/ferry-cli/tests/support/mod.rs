@@ -400,16 +400,29 @@ impl Ferry {
             .arg(self.child.id().to_string())
             .status()
             .unwrap();
-        let mut exit = None;
-        wait_until(
-            "ferry to stop after SIGTERM",
-            Duration::from_secs(60),
-            || {
-                exit = self.child.try_wait().unwrap();
-                exit.is_some()
-            },
-        );
-        let status = exit.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                // Where it hangs: the log's end and, where gdb is installed, every thread's stack.
+                let log = self.log_text();
+                let tail: Vec<&str> = log.lines().rev().take(80).collect();
+                let stacks = Command::new("gdb")
+                    .args(["-p", &self.child.id().to_string(), "-batch"])
+                    .args(["-ex", "thread apply all bt 30"])
+                    .output()
+                    .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+                    .unwrap_or_else(|e| format!("(no stacks: gdb: {e})"));
+                panic!(
+                    "ferry did not stop within 60 s of SIGTERM; the end of its log:\n{}\n\
+                     its threads:\n{stacks}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
         assert!(
             status.success(),
             "ferry exited with {status}; log: {}",
