@@ -3,14 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use indexmap::IndexMap;
-
 use crate::data::{SchemaRef, Value};
 use crate::header::Headers;
 
-/// A source partition or source offset: string keys to primitive values, in insertion order
-/// (the order is part of the stored key bytes, so it is kept as the connector built it).
-pub type OffsetMap = IndexMap<String, Value>;
+pub use crate::offset_map::{OffsetKey, OffsetMap};
 
 /// A Kafka topic and partition.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

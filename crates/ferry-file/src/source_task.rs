@@ -60,7 +60,7 @@ impl FileStreamSourceTask {
             }
         };
         let partition = Arc::new(OffsetMap::from([(
-            FILENAME_FIELD.to_owned(),
+            FILENAME_FIELD,
             Value::from(filename.as_str()),
         )]));
         if let Some(context) = &self.context {
@@ -96,7 +96,7 @@ impl FileStreamSourceTask {
         let offset = self
             .partition
             .as_ref()
-            .map(|_| OffsetMap::from([(POSITION_FIELD.to_owned(), Value::Int64(self.position))]));
+            .map(|_| OffsetMap::from([(POSITION_FIELD, Value::Int64(self.position))]));
         SourceRecord::new(
             self.partition.clone(),
             offset,

@@ -63,7 +63,7 @@ pub fn map_value(map: &OffsetMap) -> Result<Value, ConnectError> {
                 v.type_description()
             )));
         }
-        entries.push((Value::String(k.clone()), v.clone()));
+        entries.push((Value::String(k.to_owned()), v.clone()));
     }
     Ok(Value::Map(entries))
 }
