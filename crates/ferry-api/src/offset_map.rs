@@ -65,7 +65,7 @@ impl OffsetMap {
 
     /// The entries in insertion order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Value)> {
-        self.entries.iter().map(|(k, v)| (k.as_ref(), v))
+        self.into_iter()
     }
 
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
