@@ -158,10 +158,17 @@ mod tests {
         assert_eq!(map.insert("a".to_owned(), Value::Int32(2)), None);
         assert_eq!(map.insert("b", Value::Int32(3)), Some(Value::Int32(1)));
         assert_eq!(map.keys().collect::<Vec<_>>(), ["b", "a"]);
-        assert_eq!(map.values().collect::<Vec<_>>(), [&Value::Int32(3), &Value::Int32(2)]);
-        let collected: OffsetMap = [("x", Value::Null), ("y", Value::Null), ("x", Value::Boolean(true))]
-            .into_iter()
-            .collect();
+        assert_eq!(
+            map.values().collect::<Vec<_>>(),
+            [&Value::Int32(3), &Value::Int32(2)]
+        );
+        let collected: OffsetMap = [
+            ("x", Value::Null),
+            ("y", Value::Null),
+            ("x", Value::Boolean(true)),
+        ]
+        .into_iter()
+        .collect();
         assert_eq!(collected.len(), 2);
         assert_eq!(collected.iter().next(), Some(("x", &Value::Boolean(true))));
     }

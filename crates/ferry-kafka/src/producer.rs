@@ -101,6 +101,18 @@ pub struct OutgoingRecord<'a> {
     pub headers: Vec<(&'a str, Option<&'a [u8]>)>,
 }
 
+/// One record of a batch sent to a single topic with `send_batch`: owned, as the batch outlives
+/// the conversions that made it. It has no headers, and the time it is queued as its timestamp
+/// (librdkafka's batch call takes neither); other records go through `send`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct BatchRecord {
+    pub partition: Option<i32>,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    /// Given back with the record's acknowledgement.
+    pub seq: usize,
+}
+
 /// Why a record was not queued.
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
@@ -109,6 +121,25 @@ pub enum SendError {
     QueueFull,
     #[error("the record could not be queued: {0}")]
     Fatal(KafkaError),
+}
+
+impl From<KafkaError> for SendError {
+    fn from(err: KafkaError) -> Self {
+        match err.rdkafka_error_code() {
+            Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
+            _ => SendError::Fatal(err),
+        }
+    }
+}
+
+/// The first record of a batch that was not queued. Every record before `index` is queued. After
+/// a full queue none from `index` on is, so the rest can be sent again once there is room;
+/// after any other error, records after `index` may or may not be queued.
+#[derive(Debug, thiserror::Error)]
+#[error("record {index} of the batch was not queued: {error}")]
+pub struct BatchError {
+    pub index: usize,
+    pub error: SendError,
 }
 
 /// A producer whose delivery reports arrive on a channel.
@@ -154,13 +185,23 @@ impl AckingProducer {
     pub fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
         let client = self.inner.client().native_ptr();
         let mut topics = self.topics.lock().unwrap_or_else(PoisonError::into_inner);
-        self.poller.send(|| {
-            topics
-                .send(client, record, seq)
-                .map_err(|err| match err.rdkafka_error_code() {
-                    Some(RDKafkaErrorCode::QueueFull) => SendError::QueueFull,
-                    _ => SendError::Fatal(err),
-                })
+        self.poller
+            .send(|| topics.send(client, record, seq).map_err(SendError::from))
+    }
+
+    /// Queues records of one topic with a single call into librdkafka (which then takes the
+    /// topic's lock and reads the clock once, not once per record); each acknowledgement
+    /// arrives later with its record's `seq`.
+    pub fn send_batch(&self, topic: &str, records: &[BatchRecord]) -> Result<(), BatchError> {
+        let client = self.inner.client().native_ptr();
+        let mut topics = self.topics.lock().unwrap_or_else(PoisonError::into_inner);
+        self.poller.send_many(records.len(), || {
+            let (queued, outcome) = topics.send_batch(client, topic, records);
+            let outcome = outcome.map_err(|(index, err)| BatchError {
+                index,
+                error: SendError::from(err),
+            });
+            (queued, outcome)
         })
     }
 

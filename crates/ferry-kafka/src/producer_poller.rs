@@ -205,18 +205,27 @@ impl Poller {
         self.unacked.load(Ordering::SeqCst) == 0 && self.served.shared()
     }
 
-    /// Queues one record with `send`, counted as unacknowledged before the call (its report
-    /// may come before `send` returns); gives the producer a thread if it has none.
+    /// Queues one record with `send`; see [`Poller::send_many`].
     pub(crate) fn send<E>(&self, send: impl FnOnce() -> Result<(), E>) -> Result<(), E> {
-        self.unacked.fetch_add(1, Ordering::SeqCst);
-        if let Err(e) = send() {
-            self.unacked.fetch_sub(1, Ordering::SeqCst);
-            return Err(e);
+        self.send_many(1, || {
+            let outcome = send();
+            (usize::from(outcome.is_ok()), outcome)
+        })
+    }
+
+    /// Queues `count` records with `send`, which tells how many it queued. They are counted as
+    /// unacknowledged before the call (a report may come before `send` returns); gives the
+    /// producer a thread if it has none.
+    pub(crate) fn send_many<T>(&self, count: usize, send: impl FnOnce() -> (usize, T)) -> T {
+        self.unacked.fetch_add(count, Ordering::SeqCst);
+        let (queued, outcome) = send();
+        if queued < count {
+            self.unacked.fetch_sub(count - queued, Ordering::SeqCst);
         }
-        if !self.served.has_thread() {
+        if queued > 0 && !self.served.has_thread() {
             self.served.clone().wake();
         }
-        Ok(())
+        outcome
     }
 }
 

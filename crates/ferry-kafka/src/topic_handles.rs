@@ -9,18 +9,20 @@
 #![allow(unsafe_code)]
 
 use std::collections::HashMap;
-use std::ffi::{c_void, CString};
+use std::ffi::{c_int, c_void, CString};
 use std::ptr;
 
 use rdkafka::bindings as rd;
 use rdkafka::error::KafkaError;
 use rdkafka::types::RDKafkaErrorCode;
 
-use crate::producer::OutgoingRecord;
+use crate::producer::{BatchRecord, OutgoingRecord};
 
 /// More topics than this and the handles are dropped and made again as records need them (a
 /// router fanning out to many topics should not keep a handle for each forever).
 const MAX_HANDLES: usize = 1024;
+/// librdkafka's "any partition": its partitioner picks one.
+const PARTITION_UA: i32 = -1;
 
 /// A reference to one of librdkafka's topics, given back when dropped.
 struct TopicHandle(*mut rd::rd_kafka_topic_t);
@@ -35,11 +37,21 @@ impl Drop for TopicHandle {
     }
 }
 
+/// The message array handed to `rd_kafka_produce_batch`, kept between batches for its capacity.
+/// It is empty between calls, so the pointers it held never outlive the records they point into.
+#[derive(Default)]
+struct MessageArray(Vec<rd::rd_kafka_message_t>);
+
+// SAFETY: empty whenever it changes threads (see above); its pointers are only used within one
+// `send_batch` call.
+unsafe impl Send for MessageArray {}
+
 /// The topic handles of one producer. Must be dropped before the producer's client is.
 #[derive(Default)]
 pub(crate) struct TopicHandles {
     last: Option<(String, TopicHandle)>,
     others: HashMap<String, TopicHandle>,
+    batch: MessageArray,
 }
 
 impl TopicHandles {
@@ -94,6 +106,68 @@ impl TopicHandles {
             unsafe { rd::rd_kafka_headers_destroy(headers) }
         }
         Err(KafkaError::MessageProduction(RDKafkaErrorCode::from(err)))
+    }
+
+    /// Queues `records`, all of `topic`, in one call (librdkafka copies keys and values): how
+    /// many it queued, and the first record it did not queue with librdkafka's reason.
+    pub(crate) fn send_batch(
+        &mut self,
+        client: *mut rd::rd_kafka_t,
+        topic: &str,
+        records: &[BatchRecord],
+    ) -> (usize, Result<(), (usize, KafkaError)>) {
+        if records.is_empty() {
+            return (0, Ok(()));
+        }
+        let rkt = match self.handle(client, topic) {
+            Ok(rkt) => rkt,
+            Err(err) => return (0, Err((0, err))),
+        };
+        let Ok(count) = c_int::try_from(records.len()) else {
+            let err = KafkaError::MessageProduction(RDKafkaErrorCode::InvalidArgument);
+            return (0, Err((0, err)));
+        };
+        let messages = &mut self.batch.0;
+        messages.extend(records.iter().map(|record| {
+            let (payload, len) = bytes(record.value.as_deref());
+            let (key, key_len) = bytes(record.key.as_deref());
+            rd::rd_kafka_message_t {
+                err: rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR,
+                rkt,
+                partition: record.partition.unwrap_or(PARTITION_UA),
+                payload,
+                len,
+                key,
+                key_len,
+                offset: 0,
+                _private: record.seq as *mut c_void,
+            }
+        }));
+        // SAFETY: `client` and `rkt` are live handles of the same client; `messages` holds
+        // `count` entries whose keys and values are copied (RD_KAFKA_MSG_F_COPY) before the call
+        // returns; the call sets each entry's `err`. RD_KAFKA_MSG_F_PARTITION takes each
+        // entry's partition, where -1 asks for the partitioner.
+        let queued = unsafe {
+            rd::rd_kafka_produce_batch(
+                rkt,
+                PARTITION_UA,
+                rd::RD_KAFKA_MSG_F_COPY | rd::RD_KAFKA_MSG_F_PARTITION,
+                messages.as_mut_ptr(),
+                count,
+            )
+        };
+        let failed = messages
+            .iter()
+            .position(|m| m.err != rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR)
+            .map(|index| {
+                let code = RDKafkaErrorCode::from(messages[index].err);
+                (index, KafkaError::MessageProduction(code))
+            });
+        messages.clear();
+        (
+            usize::try_from(queued).unwrap_or(0),
+            failed.map_or(Ok(()), Err),
+        )
     }
 
     /// The handle of `name`, made on its first record.

@@ -233,3 +233,124 @@ async fn a_record_that_cannot_be_delivered_is_reported_with_its_topic() {
         Err(ferry_kafka::producer::SendError::Fatal(_))
     ));
 }
+
+#[tokio::test]
+async fn a_batch_keeps_each_record_s_key_value_and_partition_and_acknowledges_each_seq() {
+    use ferry_kafka::producer::BatchRecord;
+    use ferry_kafka::rdkafka::{Message, Timestamp};
+    let topic = unique("acking-batch");
+    let (producer, mut acks) = producer();
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    // Partition 0 named or left to the partitioner (the topic has one); a null key and value.
+    let records: Vec<BatchRecord> = (0..6)
+        .map(|i| BatchRecord {
+            partition: (i % 2 == 0).then_some(0),
+            key: (i != 3).then(|| format!("key-{i}").into_bytes()),
+            value: (i != 4).then(|| format!("value-{i}").into_bytes()),
+            seq: 100 + i,
+        })
+        .collect();
+    producer.send_batch(&topic, &records).unwrap();
+    let mut seqs = Vec::new();
+    for _ in 0..records.len() {
+        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
+            .await
+            .expect("an acknowledgement")
+            .unwrap();
+        assert!(ack.result.is_ok(), "{:?}", ack.result);
+        seqs.push(ack.seq);
+    }
+    seqs.sort_unstable();
+    assert_eq!(seqs, [100, 101, 102, 103, 104, 105]);
+    let read = read_partition_zero(&topic, records.len());
+    for (record, message) in records.iter().zip(&read) {
+        assert_eq!(message.key(), record.key.as_deref(), "seq {}", record.seq);
+        assert_eq!(
+            message.payload(),
+            record.value.as_deref(),
+            "seq {}",
+            record.seq
+        );
+        match message.timestamp() {
+            Timestamp::CreateTime(at) => assert!(at >= before, "{at} < {before}"),
+            other => panic!("the time of sending as a create time, not {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_full_queue_refuses_the_rest_of_a_batch_and_queues_what_fits() {
+    use ferry_kafka::producer::{BatchError, BatchRecord, SendError};
+    let topic = unique("acking-batch-full");
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", bootstrap())
+        .set("allow.auto.create.topics", "true")
+        .set("queue.buffering.max.messages", "3");
+    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
+    let records: Vec<BatchRecord> = (0..5)
+        .map(|seq| BatchRecord {
+            value: Some(format!("value-{seq}").into_bytes()),
+            seq,
+            ..Default::default()
+        })
+        .collect();
+    match producer.send_batch(&topic, &records) {
+        Err(BatchError {
+            index: 3,
+            error: SendError::QueueFull,
+        }) => {}
+        other => panic!("the fourth record finds the queue full, not {other:?}"),
+    }
+    let mut seqs = Vec::new();
+    for _ in 0..3 {
+        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
+            .await
+            .expect("an acknowledgement")
+            .unwrap();
+        assert!(ack.result.is_ok(), "{:?}", ack.result);
+        seqs.push(ack.seq);
+    }
+    seqs.sort_unstable();
+    assert_eq!(seqs, [0, 1, 2], "exactly the records that fit were queued");
+    wait_until("the queue drained", Duration::from_secs(30), || {
+        producer.in_flight() == 0
+    })
+    .await;
+    producer.send_batch(&topic, &records[3..]).unwrap();
+    for _ in 3..5 {
+        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
+            .await
+            .expect("an acknowledgement")
+            .unwrap();
+        assert!(ack.result.is_ok(), "{:?}", ack.result);
+    }
+    let read = read_partition_zero(&topic, 5);
+    let values: Vec<_> = read
+        .iter()
+        .map(|m| {
+            String::from_utf8_lossy(ferry_kafka::rdkafka::Message::payload(m).unwrap()).into_owned()
+        })
+        .collect();
+    assert_eq!(
+        values,
+        ["value-0", "value-1", "value-2", "value-3", "value-4"]
+    );
+    // A topic name librdkafka cannot take fails the first record, and queues none.
+    match producer.send_batch("bad\0name", &records[..1]) {
+        Err(BatchError {
+            index: 0,
+            error: SendError::Fatal(_),
+        }) => {}
+        other => panic!("a fatal error, not {other:?}"),
+    }
+    // The refused records were never counted as awaiting acknowledgement: the poller, which
+    // keeps its thread while any is, goes back to sleep.
+    wait_until("the poller asleep", Duration::from_secs(30), || {
+        producer.idle()
+    })
+    .await;
+}

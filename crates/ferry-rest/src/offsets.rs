@@ -27,7 +27,11 @@ fn to_json(value: &Value) -> JsonValue {
 }
 
 fn map_json(map: &OffsetMap) -> JsonValue {
-    JsonValue::Object(map.iter().map(|(k, v)| (k.to_owned(), to_json(v))).collect())
+    JsonValue::Object(
+        map.iter()
+            .map(|(k, v)| (k.to_owned(), to_json(v)))
+            .collect(),
+    )
 }
 
 fn from_json(key: &str, value: &JsonValue) -> Result<Value, ApiError> {

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscription};
-use ferry_kafka::producer::{Ack, AckingProducer, DeliveryObserver, OutgoingRecord, SendError};
+use ferry_kafka::producer::{
+    Ack, AckingProducer, BatchError, BatchRecord, DeliveryObserver, OutgoingRecord, SendError,
+};
 use ferry_kafka::rdkafka::ClientConfig;
 use ferry_kafka::stats::ClientStats;
 use ferry_kafka::KafkaClientError;
@@ -23,6 +25,22 @@ pub(crate) type PartitionOffsets = HashMap<(String, i32), i64>;
 #[async_trait]
 pub(crate) trait RecordProducer: Send + Sync {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError>;
+    /// Sends records of one topic together, each acknowledged with its own `seq`.
+    fn send_batch(&self, topic: &str, records: &[BatchRecord]) -> Result<(), BatchError> {
+        for (index, record) in records.iter().enumerate() {
+            let outgoing = OutgoingRecord {
+                topic,
+                partition: record.partition,
+                key: record.key.as_deref(),
+                value: record.value.as_deref(),
+                timestamp: None,
+                headers: Vec::new(),
+            };
+            self.send(&outgoing, record.seq)
+                .map_err(|error| BatchError { index, error })?;
+        }
+        Ok(())
+    }
     /// Sets what is told the topic of each acknowledged record, as the acknowledgement arrives.
     fn on_delivered(&self, observer: DeliveryObserver);
     /// A connection failure (authentication, TLS) that makes waiting for acknowledgements futile.
@@ -39,6 +57,10 @@ pub(crate) trait RecordProducer: Send + Sync {
 impl RecordProducer for AckingProducer {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
         AckingProducer::send(self, record, seq)
+    }
+
+    fn send_batch(&self, topic: &str, records: &[BatchRecord]) -> Result<(), BatchError> {
+        AckingProducer::send_batch(self, topic, records)
     }
 
     fn on_delivered(&self, observer: DeliveryObserver) {

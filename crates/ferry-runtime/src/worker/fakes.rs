@@ -10,7 +10,7 @@ use ferry_api::converter::{Converter, HeaderConverter};
 use ferry_api::ConfigMap;
 use ferry_converters::StringConverter;
 use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, Subscription};
-use ferry_kafka::producer::{Ack, Delivered, OutgoingRecord, SendError};
+use ferry_kafka::producer::{Ack, BatchError, BatchRecord, Delivered, OutgoingRecord, SendError};
 use ferry_kafka::KafkaClientError;
 use tokio::sync::{mpsc, watch, Notify};
 use tokio_util::sync::CancellationToken;
@@ -46,6 +46,11 @@ pub(crate) struct ProducerState {
     /// Sequence numbers sent and not acknowledged yet (when acknowledgements are held).
     held: Mutex<Vec<usize>>,
     hold_acks: std::sync::atomic::AtomicBool,
+    /// With acknowledgements held: how many records fit before sends find the queue full
+    /// (0: any number).
+    capacity: std::sync::atomic::AtomicUsize,
+    /// The size of each batch given to `send_batch`, in order.
+    pub batches: Mutex<Vec<usize>>,
     /// Sequence numbers whose delivery fails, as a record the broker refuses.
     failing: Mutex<Vec<usize>>,
     acks: Mutex<Option<mpsc::UnboundedSender<Ack>>>,
@@ -59,6 +64,12 @@ impl ProducerState {
     pub fn hold_acknowledgements(&self) {
         self.hold_acks
             .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// From now on, a send finds the queue full while `records` acknowledgements are held.
+    pub fn limit_queue(&self, records: usize) {
+        self.capacity
+            .store(records, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The record sent with `seq` will be reported undeliverable.
@@ -135,6 +146,10 @@ impl FakeProducer {
 #[async_trait]
 impl RecordProducer for FakeProducer {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError> {
+        let capacity = self.0.capacity.load(std::sync::atomic::Ordering::SeqCst);
+        if capacity > 0 && lock(&self.0.held).len() >= capacity {
+            return Err(SendError::QueueFull);
+        }
         lock(&self.0.sent).push(Sent {
             topic: record.topic.to_owned(),
             value: record
@@ -146,6 +161,22 @@ impl RecordProducer for FakeProducer {
             lock(&self.0.held).push(seq);
         } else {
             self.0.ack(seq);
+        }
+        Ok(())
+    }
+
+    fn send_batch(&self, topic: &str, records: &[BatchRecord]) -> Result<(), BatchError> {
+        lock(&self.0.batches).push(records.len());
+        for (index, record) in records.iter().enumerate() {
+            let outgoing = OutgoingRecord {
+                topic,
+                partition: record.partition,
+                key: record.key.as_deref(),
+                value: record.value.as_deref(),
+                ..Default::default()
+            };
+            self.send(&outgoing, record.seq)
+                .map_err(|error| BatchError { index, error })?;
         }
         Ok(())
     }

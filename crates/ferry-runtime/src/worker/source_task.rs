@@ -9,7 +9,7 @@ use ferry_api::task::{SourceTask, SourceTaskContext};
 use ferry_api::transaction::{TransactionContext, TransactionRequest};
 use ferry_api::ConnectError;
 use ferry_kafka::client_properties::ClientRole;
-use ferry_kafka::producer::{Ack, OutgoingRecord, SendError};
+use ferry_kafka::producer::{Ack, BatchError, BatchRecord, OutgoingRecord, SendError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -45,10 +45,23 @@ struct SourcePipeline {
     staged: Vec<PartitionOffset>,
     /// Reused buffers for converted headers, so a record with headers costs no extra vector.
     header_bytes: Vec<(String, Option<Vec<u8>>)>,
+    /// Converted records of the current batch not yet handed to the producer.
+    outbox: Outbox,
     /// KIP-158: the connector's topic creation rules and the admin client that applies them.
     topic_creation: Option<(TopicCreation, ferry_kafka::admin::Admin)>,
     /// An exactly-once task's transaction (KIP-618); `None` for at-least-once tasks.
     transaction: Option<Transaction>,
+}
+
+/// Converted records of one topic, without headers or timestamp, that go to the producer
+/// together: one call into librdkafka per poll batch instead of one per record. Each is
+/// already submitted (its sequence number taken), so the outbox is emptied before anything
+/// that expects the submitted records to be in the producer: the end of the batch, a
+/// transaction's commit or abort, a record that is sent alone, and the stop.
+#[derive(Default)]
+struct Outbox {
+    topic: String,
+    records: Vec<BatchRecord>,
 }
 
 /// An exactly-once task's current transaction.
@@ -217,6 +230,7 @@ pub(crate) async fn run_with(
         submitted: SubmittedRecords::default(),
         staged: Vec::new(),
         header_bytes: Vec::new(),
+        outbox: Outbox::default(),
     };
     let outcome = pipeline.execute().await;
     let stopped = pipeline.stop(outcome.is_err()).await;
@@ -285,6 +299,7 @@ impl SourcePipeline {
     /// A batch is sent (or the poll returned nothing): an exactly-once task commits its
     /// transaction when its boundary says so.
     async fn batch_dispatched(&mut self) -> Result<(), ConnectError> {
+        self.flush_outbox().await?;
         let Some(t) = self.transaction.as_ref() else {
             return Ok(());
         };
@@ -328,6 +343,7 @@ impl SourcePipeline {
 
     /// Aborts the open transaction, then opens one for the aborted records' offsets.
     async fn abort_transaction(&mut self) -> Result<(), ConnectError> {
+        self.flush_outbox().await?;
         let Some(t) = self.transaction.as_ref() else {
             return Ok(());
         };
@@ -368,6 +384,7 @@ impl SourcePipeline {
     /// then commits it: the records and their offsets become visible together, or neither.
     /// A failure fails the task, as in Java; its records are aborted with the transaction.
     async fn commit_transaction(&mut self) -> Result<(), ConnectError> {
+        self.flush_outbox().await?;
         let Some(t) = self.transaction.as_mut() else {
             return Ok(());
         };
@@ -538,18 +555,6 @@ impl SourcePipeline {
             Some(-1) | None => None,
             Some(ts) => Some(ts),
         };
-        let outgoing = OutgoingRecord {
-            topic,
-            partition: record.kafka_partition,
-            key: key.as_deref(),
-            value: value.as_deref(),
-            timestamp,
-            headers: self
-                .header_bytes
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_deref()))
-                .collect(),
-        };
         if let Some(t) = self.transaction.as_mut() {
             if topic == t.settings.offsets_topic {
                 return Err(ConnectError::other(
@@ -564,43 +569,117 @@ impl SourcePipeline {
             }
         }
         let seq = self.submitted.next_seq();
-        loop {
-            match self.producer.send(&outgoing, seq) {
-                Ok(()) => break,
-                Err(SendError::QueueFull) => {
-                    if let Some(reason) = self.producer.connection_failure() {
-                        return Err(ConnectError::other(format!(
-                            "The producer cannot connect to Kafka: {reason}"
-                        )));
+        if self.header_bytes.is_empty() && timestamp.is_none() {
+            if self.outbox.topic != topic {
+                self.flush_outbox().await?;
+                topic.clone_into(&mut self.outbox.topic);
+            }
+            self.outbox.records.push(BatchRecord {
+                partition: record.kafka_partition,
+                key,
+                value,
+                seq,
+            });
+        } else {
+            // Batches cannot carry headers or timestamps; this record goes alone, after the
+            // staged ones.
+            self.flush_outbox().await?;
+            // Out of `self` while waiting for room, which needs all of it.
+            let header_bytes = std::mem::take(&mut self.header_bytes);
+            let outgoing = OutgoingRecord {
+                topic,
+                partition: record.kafka_partition,
+                key: key.as_deref(),
+                value: value.as_deref(),
+                timestamp,
+                headers: header_bytes
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_deref()))
+                    .collect(),
+            };
+            loop {
+                match self.producer.send(&outgoing, seq) {
+                    Ok(()) => break,
+                    Err(SendError::QueueFull) => self.wait_for_room().await?,
+                    Err(SendError::Fatal(e)) => {
+                        return Err(ConnectError::with_source(
+                            format!("Failed to send record to topic {topic}"),
+                            e,
+                        ))
                     }
-                    // Let librdkafka drain; handle whatever acknowledgement arrives meanwhile.
-                    if let Ok(Some(ack)) =
-                        tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await
-                    {
-                        if handle_ack(
-                            &mut self.submitted,
-                            self.task.as_mut(),
-                            &mut self.ctx.errors,
-                            ack,
-                        )? {
-                            self.ctx.metrics.source_record_write.mark(1);
-                        }
-                    }
-                }
-                Err(SendError::Fatal(e)) => {
-                    return Err(ConnectError::with_source(
-                        format!("Failed to send record to topic {topic}"),
-                        e,
-                    ))
                 }
             }
+            drop(outgoing);
+            self.header_bytes = header_bytes;
         }
-        drop(outgoing);
         if self.holds_records {
             self.submitted.submit(record);
         } else {
             self.submitted
                 .submit_position(record.source_partition, record.source_offset);
+        }
+        Ok(())
+    }
+
+    /// Hands the outbox's records to the producer. It is empty afterwards, also on an error:
+    /// after one, the task fails and its unsent records stay unacknowledged.
+    async fn flush_outbox(&mut self) -> Result<(), ConnectError> {
+        if self.outbox.records.is_empty() {
+            return Ok(());
+        }
+        let mut records = std::mem::take(&mut self.outbox.records);
+        let sent = self.send_staged(&records).await;
+        records.clear();
+        self.outbox.records = records;
+        sent
+    }
+
+    async fn send_staged(&mut self, records: &[BatchRecord]) -> Result<(), ConnectError> {
+        let mut from = 0;
+        while from < records.len() {
+            match self
+                .producer
+                .send_batch(&self.outbox.topic, &records[from..])
+            {
+                Ok(()) => break,
+                Err(BatchError {
+                    index,
+                    error: SendError::QueueFull,
+                }) => {
+                    from += index;
+                    self.wait_for_room().await?;
+                }
+                Err(BatchError {
+                    error: SendError::Fatal(e),
+                    ..
+                }) => {
+                    return Err(ConnectError::with_source(
+                        format!("Failed to send record to topic {}", self.outbox.topic),
+                        e,
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// librdkafka's queue is full: lets it drain a while, handling whatever acknowledgement
+    /// arrives meanwhile.
+    async fn wait_for_room(&mut self) -> Result<(), ConnectError> {
+        if let Some(reason) = self.producer.connection_failure() {
+            return Err(ConnectError::other(format!(
+                "The producer cannot connect to Kafka: {reason}"
+            )));
+        }
+        if let Ok(Some(ack)) = tokio::time::timeout(QUEUE_FULL_BACKOFF, self.acks.recv()).await {
+            if handle_ack(
+                &mut self.submitted,
+                self.task.as_mut(),
+                &mut self.ctx.errors,
+                ack,
+            )? {
+                self.ctx.metrics.source_record_write.mark(1);
+            }
         }
         Ok(())
     }
@@ -721,6 +800,11 @@ impl SourcePipeline {
     /// The stop path: stop the task, wait for outstanding acknowledgements, commit once more.
     /// An exactly-once task commits its last transaction, unless it failed.
     async fn stop(&mut self, failed: bool) -> Result<(), ConnectError> {
+        // Records converted before a failure in the same batch are sent, as Java sends each
+        // record before it looks at the next.
+        if let Err(error) = self.flush_outbox().await {
+            tracing::warn!(%error, "Could not send the batch's last records while stopping");
+        }
         let stopped = self.task.stop().await;
         if self.transaction.is_some() {
             let committed = if failed {

@@ -206,6 +206,49 @@ async fn an_undeliverable_record_fails_the_task_and_no_offset_from_it_on_is_comm
     assert_eq!(run.stored().as_deref(), Some(r#"{"position":3}"#));
 }
 
+#[tokio::test]
+async fn a_poll_s_records_go_to_the_producer_together_unless_a_header_or_topic_splits_them() {
+    let mut run = start(3_600_000);
+    let mut records = lines(0, 7);
+    records[2].headers.add("origin", None, Value::from("test"));
+    records[5].topic = "other".to_owned();
+    records[6].topic = "other".to_owned();
+    run.emit(records);
+    until("7 records sent", || run.sent() == 7).await;
+    run.handles.cancel.cancel();
+    (&mut run.done).await.unwrap().unwrap();
+    // r0 r1 together, r2 alone (batches carry no headers), r3 r4, then the other topic's two.
+    assert_eq!(*run.producer.batches.lock().unwrap(), [2, 2, 2]);
+    assert_eq!(
+        run.producer.values(),
+        ["r0", "r1", "r2", "r3", "r4", "r5", "r6"]
+    );
+    assert_eq!(run.stored().as_deref(), Some(r#"{"position":7}"#));
+}
+
+#[tokio::test]
+async fn a_full_queue_sends_the_rest_of_a_batch_once_acknowledgements_make_room() {
+    let mut run = start(3_600_000);
+    run.producer.hold_acknowledgements();
+    run.producer.limit_queue(4);
+    run.emit(lines(0, 10));
+    for sent in [4, 8] {
+        until("a full queue", || run.sent() == sent).await;
+        run.producer.acknowledge_held();
+    }
+    until("10 records sent", || run.sent() == 10).await;
+    run.producer.acknowledge_held();
+    run.handles.cancel.cancel();
+    (&mut run.done).await.unwrap().unwrap();
+    // Each retry starts at the first record the full queue refused: none is lost or sent twice.
+    let values: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
+    assert_eq!(run.producer.values(), values);
+    let batches = run.producer.batches.lock().unwrap().clone();
+    assert_eq!(batches.first(), Some(&10));
+    assert!(batches.contains(&6) && batches.contains(&2), "{batches:?}");
+    assert_eq!(run.stored().as_deref(), Some(r#"{"position":10}"#));
+}
+
 // Virtual time: a sleep ends only once every other task is idle, so "not polled while paused"
 // is checked after the pipeline had every chance to poll, not after a guessed wall-clock wait.
 #[tokio::test(start_paused = true)]
