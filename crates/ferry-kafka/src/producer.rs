@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use crate::cluster::ConnectionFailure;
 use crate::producer_poller::{polled, Poller};
 use crate::stats::ClientStats;
-use crate::topic_handles::TopicHandles;
+use crate::topic_handles::{delivered_topic, TopicHandles};
 use crate::KafkaClientError;
 
 /// The broker's answer for one sent record, tagged with the sequence number given to `send`.
@@ -71,7 +71,7 @@ impl ProducerContext for AckContext {
         let result = match result {
             Ok(msg) => {
                 if let Some(observer) = self.delivered.get() {
-                    observer(msg.topic());
+                    observer(delivered_topic(msg));
                 }
                 Ok(Delivered {
                     partition: msg.partition(),
@@ -80,7 +80,7 @@ impl ProducerContext for AckContext {
             }
             Err((err, msg)) => {
                 self.stats.record_error();
-                topic = Some(msg.topic().to_owned());
+                topic = Some(delivered_topic(msg).to_owned());
                 Err(err.clone())
             }
         };
