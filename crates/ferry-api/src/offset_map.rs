@@ -35,6 +35,13 @@ impl OffsetMap {
         }
     }
 
+    /// A map of one entry, built in place: the file source makes one per line.
+    pub fn single(key: impl Into<OffsetKey>, value: Value) -> Self {
+        OffsetMap {
+            entries: SmallVec::from_buf([(key.into(), value)]),
+        }
+    }
+
     /// Sets `key` to `value`; a key already present keeps its place and gives back its old value.
     pub fn insert(&mut self, key: impl Into<OffsetKey>, value: Value) -> Option<Value> {
         let key = key.into();
@@ -149,6 +156,10 @@ mod tests {
         assert!(!map.entries.spilled());
         assert!(matches!(map.entries[0].0, Cow::Borrowed("position")));
         assert_eq!(map["position"], Value::Int64(7));
+        let single = OffsetMap::single("position", Value::Int64(7));
+        assert!(!single.entries.spilled());
+        assert!(matches!(single.entries[0].0, Cow::Borrowed("position")));
+        assert_eq!(single, map);
     }
 
     #[test]

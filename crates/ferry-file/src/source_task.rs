@@ -96,7 +96,7 @@ impl FileStreamSourceTask {
         let offset = self
             .partition
             .as_ref()
-            .map(|_| OffsetMap::from([(POSITION_FIELD, Value::Int64(self.position))]));
+            .map(|_| OffsetMap::single(POSITION_FIELD, Value::Int64(self.position)));
         SourceRecord::new(
             self.partition.clone(),
             offset,
