@@ -234,6 +234,24 @@ async fn a_record_that_cannot_be_delivered_is_reported_with_its_topic() {
     ));
 }
 
+/// The sequence numbers of the next `count` acknowledgements, in order, each a delivery.
+async fn delivered_seqs(
+    acks: &mut tokio::sync::mpsc::UnboundedReceiver<ferry_kafka::producer::Ack>,
+    count: usize,
+) -> Vec<usize> {
+    let mut seqs = Vec::new();
+    for _ in 0..count {
+        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
+            .await
+            .expect("an acknowledgement")
+            .unwrap();
+        assert!(ack.result.is_ok(), "{:?}", ack.result);
+        seqs.push(ack.seq);
+    }
+    seqs.sort_unstable();
+    seqs
+}
+
 #[tokio::test]
 async fn a_batch_keeps_each_record_s_key_value_and_partition_and_acknowledges_each_seq() {
     use ferry_kafka::producer::BatchRecord;
@@ -254,16 +272,7 @@ async fn a_batch_keeps_each_record_s_key_value_and_partition_and_acknowledges_ea
         })
         .collect();
     producer.send_batch(&topic, &records).unwrap();
-    let mut seqs = Vec::new();
-    for _ in 0..records.len() {
-        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
-            .await
-            .expect("an acknowledgement")
-            .unwrap();
-        assert!(ack.result.is_ok(), "{:?}", ack.result);
-        seqs.push(ack.seq);
-    }
-    seqs.sort_unstable();
+    let seqs = delivered_seqs(&mut acks, records.len()).await;
     assert_eq!(seqs, [100, 101, 102, 103, 104, 105]);
     let read = read_partition_zero(&topic, records.len());
     for (record, message) in records.iter().zip(&read) {
@@ -305,29 +314,14 @@ async fn a_full_queue_refuses_the_rest_of_a_batch_and_queues_what_fits() {
         }) => {}
         other => panic!("the fourth record finds the queue full, not {other:?}"),
     }
-    let mut seqs = Vec::new();
-    for _ in 0..3 {
-        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
-            .await
-            .expect("an acknowledgement")
-            .unwrap();
-        assert!(ack.result.is_ok(), "{:?}", ack.result);
-        seqs.push(ack.seq);
-    }
-    seqs.sort_unstable();
+    let seqs = delivered_seqs(&mut acks, 3).await;
     assert_eq!(seqs, [0, 1, 2], "exactly the records that fit were queued");
     wait_until("the queue drained", Duration::from_secs(30), || {
         producer.in_flight() == 0
     })
     .await;
     producer.send_batch(&topic, &records[3..]).unwrap();
-    for _ in 3..5 {
-        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
-            .await
-            .expect("an acknowledgement")
-            .unwrap();
-        assert!(ack.result.is_ok(), "{:?}", ack.result);
-    }
+    assert_eq!(delivered_seqs(&mut acks, 2).await, [3, 4]);
     let read = read_partition_zero(&topic, 5);
     let values: Vec<_> = read
         .iter()

@@ -27,19 +27,7 @@ pub(crate) trait RecordProducer: Send + Sync {
     fn send(&self, record: &OutgoingRecord<'_>, seq: usize) -> Result<(), SendError>;
     /// Sends records of one topic together, each acknowledged with its own `seq`.
     fn send_batch(&self, topic: &str, records: &[BatchRecord]) -> Result<(), BatchError> {
-        for (index, record) in records.iter().enumerate() {
-            let outgoing = OutgoingRecord {
-                topic,
-                partition: record.partition,
-                key: record.key.as_deref(),
-                value: record.value.as_deref(),
-                timestamp: None,
-                headers: Vec::new(),
-            };
-            self.send(&outgoing, record.seq)
-                .map_err(|error| BatchError { index, error })?;
-        }
-        Ok(())
+        send_one_by_one(self, topic, records)
     }
     /// Sets what is told the topic of each acknowledged record, as the acknowledgement arrives.
     fn on_delivered(&self, observer: DeliveryObserver);
@@ -51,6 +39,28 @@ pub(crate) trait RecordProducer: Send + Sync {
     fn begin_transaction(&self) -> Result<(), KafkaClientError>;
     async fn commit_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError>;
     async fn abort_transaction(&self, timeout: Duration) -> Result<(), KafkaClientError>;
+}
+
+/// `send_batch` as a series of `send`s, for producers without a batch call of their own.
+pub(crate) fn send_one_by_one<P: RecordProducer + ?Sized>(
+    producer: &P,
+    topic: &str,
+    records: &[BatchRecord],
+) -> Result<(), BatchError> {
+    for (index, record) in records.iter().enumerate() {
+        let outgoing = OutgoingRecord {
+            topic,
+            partition: record.partition,
+            key: record.key.as_deref(),
+            value: record.value.as_deref(),
+            timestamp: None,
+            headers: Vec::new(),
+        };
+        producer
+            .send(&outgoing, record.seq)
+            .map_err(|error| BatchError { index, error })?;
+    }
+    Ok(())
 }
 
 #[async_trait]

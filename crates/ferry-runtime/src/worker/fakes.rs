@@ -167,18 +167,7 @@ impl RecordProducer for FakeProducer {
 
     fn send_batch(&self, topic: &str, records: &[BatchRecord]) -> Result<(), BatchError> {
         lock(&self.0.batches).push(records.len());
-        for (index, record) in records.iter().enumerate() {
-            let outgoing = OutgoingRecord {
-                topic,
-                partition: record.partition,
-                key: record.key.as_deref(),
-                value: record.value.as_deref(),
-                ..Default::default()
-            };
-            self.send(&outgoing, record.seq)
-                .map_err(|error| BatchError { index, error })?;
-        }
-        Ok(())
+        crate::worker::clients::send_one_by_one(self, topic, records)
     }
 
     fn on_delivered(&self, observer: ferry_kafka::producer::DeliveryObserver) {
