@@ -4,7 +4,10 @@
 //!   it starts, idles and runs the FileStream connectors; the linker places them first and
 //!   together, so they fill a few hundred pages of `.text` instead of touching pages all over its
 //!   13 MB (each touched page also maps its neighbours through the kernel's fault-around).
-//!   Names missing from the binary are skipped, so a stale list only packs less.
+//!   The list's names carry hashes of their crates' builds, which change with any dependency;
+//!   `startup-link`, the workspace's linker command (`.cargo/config.toml`), matches them to the
+//!   binary's names without the hashes. Names missing from the binary are skipped, so a list
+//!   that misses new functions only packs less.
 //! - Packed relative relocations (DT_RELR): the loader reads a few kilobytes of relocations
 //!   instead of the 850 KB a position-independent binary has in `.rela.dyn`. Needs glibc 2.36 or
 //!   later where the binary runs.
@@ -15,7 +18,8 @@
 //!   left to the first GSSAPI connection (`src/sasl_init.rs`, about 0.6 MiB).
 //!
 //! The first two are given only where rustc links with its own lld: x86_64 Linux from Rust 1.90
-//! on, with no linker of the user's configured (GNU ld has no symbol ordering file). The wraps
+//! on, with no linker of the user's configured but `startup-link` (GNU ld has no symbol ordering
+//! file). The wraps
 //! are given on every Linux target (GNU ld and lld both have them). `FERRY_DEFAULT_LINK=1` at
 //! build time gives the default link.
 
@@ -46,7 +50,7 @@ fn main() {
 fn links_with_rust_lld() -> bool {
     let env = |name| std::env::var(name).unwrap_or_default();
     if env("TARGET") != "x86_64-unknown-linux-gnu"
-        || std::env::var_os("RUSTC_LINKER").is_some()
+        || !linker_is_cc_or_startup_link()
         || env("CARGO_ENCODED_RUSTFLAGS").contains("link")
     {
         return false;
@@ -62,4 +66,15 @@ fn links_with_rust_lld() -> bool {
         .find_map(|line| line.strip_prefix("release: 1."))
         .and_then(|rest| rest.split('.').next()?.parse::<u32>().ok());
     minor.is_some_and(|minor| minor >= 90)
+}
+
+/// No linker configured (rustc calls cc), or the workspace's `startup-link`
+/// (`.cargo/config.toml`), which calls cc and matches the startup order to the binary's names.
+fn linker_is_cc_or_startup_link() -> bool {
+    let Some(linker) = std::env::var_os("RUSTC_LINKER") else {
+        return true;
+    };
+    let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let ours = std::path::Path::new(&dir).join("startup-link");
+    std::fs::canonicalize(linker).ok() == std::fs::canonicalize(ours).ok()
 }
