@@ -8,6 +8,7 @@ mod cluster;
 mod http;
 mod many;
 mod raw;
+mod raw_batch;
 mod report;
 mod wait;
 

@@ -9,12 +9,10 @@ use anyhow::{bail, Context as _};
 use ferry_kafka::admin::{Admin, TopicSpec};
 use ferry_kafka::rdkafka::config::ClientConfig;
 use ferry_kafka::rdkafka::consumer::{BaseConsumer, Consumer};
-use ferry_kafka::rdkafka::error::KafkaError;
-use ferry_kafka::rdkafka::producer::{
-    BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext,
-};
-use ferry_kafka::rdkafka::types::RDKafkaErrorCode;
+use ferry_kafka::rdkafka::producer::{BaseProducer, DeliveryResult, Producer, ProducerContext};
 use ferry_kafka::rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
+
+use crate::raw_batch::{self, Refused};
 
 /// Counts acknowledgements and keeps the first delivery error.
 #[derive(Default)]
@@ -55,8 +53,13 @@ fn config(bootstrap: &str, extra: &[String]) -> anyhow::Result<ClientConfig> {
     Ok(config)
 }
 
-/// Produces every line of `file` (without its newline) as a record value, waits for every
-/// acknowledgement, and returns the elapsed milliseconds, producer creation included.
+/// Records queued with one batch call, as a FileStreamSource poll returns them (its `batch.size`
+/// default) and Ferry's source pipeline hands them to librdkafka.
+const PRODUCE_BATCH: usize = 2000;
+
+/// Produces every line of `file` (without its newline) as a record value, a batch at a time
+/// through librdkafka's batch call, waits for every acknowledgement, and returns the elapsed
+/// milliseconds, producer creation included.
 pub fn produce(
     bootstrap: &str,
     topic: &str,
@@ -78,20 +81,22 @@ pub fn produce(
     let producer: BaseProducer<Acks> = config
         .create_with_context(Acks::default())
         .context("creating the producer")?;
-    for line in &lines {
-        let mut record = BaseRecord::<(), [u8]>::to(topic).payload(*line);
-        loop {
-            match producer.send(record) {
+    let mut handle = raw_batch::Topic::new(producer.client().native_ptr(), topic)?;
+    for batch in lines.chunks(PRODUCE_BATCH) {
+        let mut from = 0;
+        while from < batch.len() {
+            match handle.produce(&batch[from..]) {
                 Ok(()) => break,
-                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
-                    record = back;
+                Err(Refused::QueueFull(at)) => {
+                    from += at;
                     producer.poll(Duration::from_millis(5));
                 }
-                Err((e, _)) => bail!("producing to {topic}: {e}"),
+                Err(Refused::Failed(code)) => bail!("producing to {}: {code}", handle.name()),
             }
         }
         producer.poll(Duration::ZERO);
     }
+    drop(handle);
     producer
         .flush(Duration::from_secs(600))
         .context("waiting for the acknowledgements")?;
@@ -117,7 +122,8 @@ pub fn produce(
     Ok(elapsed)
 }
 
-/// Reads `count` records from the start of every partition of `topic`; returns the elapsed
+/// Reads `count` records from the start of every partition of `topic`, a batch at a time from
+/// a queue of the consumer's own as Ferry's sink consumer takes them; returns the elapsed
 /// milliseconds, consumer creation included.
 pub fn consume(
     bootstrap: &str,
@@ -151,9 +157,11 @@ pub fn consume(
     if partitions == 0 {
         bail!("topic {topic} does not exist");
     }
+    let partitions = i32::try_from(partitions).context("partition count")?;
+    let mut fetched =
+        raw_batch::FetchQueue::new(consumer.client().native_ptr(), topic, partitions)?;
     let mut tpl = TopicPartitionList::new();
     for p in 0..partitions {
-        let p = i32::try_from(p).context("partition number")?;
         tpl.add_partition_offset(topic, p, Offset::Beginning)
             .context("assigning")?;
     }
@@ -164,7 +172,14 @@ pub fn consume(
         if Instant::now() > deadline {
             bail!("read {seen} of {count} records from {topic} before the timeout");
         }
-        match consumer.poll(Duration::from_millis(100)) {
+        let taken = fetched
+            .take(Duration::from_millis(100))
+            .with_context(|| format!("consuming {topic}"))?;
+        seen += taken.records;
+        bytes += taken.bytes;
+        // Errors stay on the consumer's own queue, and so would a record fetched before its
+        // partition's queue was forwarded.
+        match consumer.poll(Duration::ZERO) {
             Some(Ok(m)) => {
                 seen += 1;
                 bytes += m.payload().map_or(0, |p| p.len() as u64);
