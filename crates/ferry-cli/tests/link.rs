@@ -99,7 +99,8 @@ fn listed_rust_functions_come_first_in_a_build_whose_names_differ_from_the_list(
         .collect();
     assert!(
         placed.len() > 1000,
-        "only {} of the list's {} Rust names are in this build",
+        "only {} of the list's {} Rust names are in this build (a RUSTFLAGS of the environment \
+         replaces .cargo/config.toml's, whose v0 symbol names the list is written in)",
         placed.len(),
         listed.len()
     );

@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use support::*;
 
@@ -89,17 +89,23 @@ fn kill_dash_nine_mid_stream_loses_no_line() {
     let out = dir.path().join("out.txt");
 
     let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
-    wait_until(
-        "some lines in the sink file",
-        Duration::from_secs(120),
-        || {
-            let n = lines(&out).len();
-            if n == 0 && ferry.get("/").is_none() {
-                panic!("ferry is not answering; log: {}", ferry.log_text());
-            }
-            n >= 10_000
-        },
-    );
+    // The whole input can go through between two of wait_until's 100 ms looks, so the sink
+    // file's size is watched every millisecond (its lines are all as long) to kill mid-stream.
+    let some_lines = 10_000 * numbered_lines(0, 1).len() as u64;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut looks = 0u64;
+    while std::fs::metadata(&out).map_or(0, |m| m.len()) < some_lines {
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for some lines in the sink file; log: {}",
+            ferry.log_text()
+        );
+        looks += 1;
+        if looks % 500 == 0 && ferry.get("/").is_none() {
+            panic!("ferry is not answering; log: {}", ferry.log_text());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
     ferry.kill9();
     let at_crash = lines(&out).len();
     assert!(
