@@ -19,9 +19,8 @@
 //!
 //! The first two are given only where rustc links with its own lld: x86_64 Linux from Rust 1.90
 //! on, with no linker of the user's configured but `startup-link` (GNU ld has no symbol ordering
-//! file). The wraps
-//! are given on every Linux target (GNU ld and lld both have them). `FERRY_DEFAULT_LINK=1` at
-//! build time gives the default link.
+//! file). The wraps are given on every Linux target (GNU ld and lld both have them).
+//! `FERRY_DEFAULT_LINK=1` at build time gives the default link.
 
 fn main() {
     println!("cargo:rerun-if-changed=startup-order.txt");

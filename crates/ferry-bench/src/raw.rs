@@ -91,12 +91,11 @@ pub fn produce(
                     from += at;
                     producer.poll(Duration::from_millis(5));
                 }
-                Err(Refused::Failed(code)) => bail!("producing to {}: {code}", handle.name()),
+                Err(Refused::Failed(code)) => bail!("producing to {topic}: {code}"),
             }
         }
         producer.poll(Duration::ZERO);
     }
-    drop(handle);
     producer
         .flush(Duration::from_secs(600))
         .context("waiting for the acknowledgements")?;

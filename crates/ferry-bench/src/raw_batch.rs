@@ -20,7 +20,6 @@ const NO_ERROR: rd::rd_kafka_resp_err_t = rd::rd_kafka_resp_err_t::RD_KAFKA_RESP
 /// A topic handle of a producer, destroyed with it.
 pub(crate) struct Topic {
     rkt: *mut rd::rd_kafka_topic_t,
-    name: String,
     messages: Vec<rd::rd_kafka_message_t>,
 }
 
@@ -42,7 +41,6 @@ impl Topic {
         }
         Ok(Topic {
             rkt,
-            name: name.to_owned(),
             messages: Vec::new(),
         })
     }
@@ -84,10 +82,6 @@ impl Topic {
                 code => Err(Refused::Failed(code)),
             },
         }
-    }
-
-    pub(crate) fn name(&self) -> &str {
-        &self.name
     }
 }
 

@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::*;
 
@@ -92,20 +92,19 @@ fn kill_dash_nine_mid_stream_loses_no_line() {
     // The whole input can go through between two of wait_until's 100 ms looks, so the sink
     // file's size is watched every millisecond (its lines are all as long) to kill mid-stream.
     let some_lines = 10_000 * numbered_lines(0, 1).len() as u64;
-    let deadline = Instant::now() + Duration::from_secs(120);
     let mut looks = 0u64;
-    while std::fs::metadata(&out).map_or(0, |m| m.len()) < some_lines {
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for some lines in the sink file; log: {}",
-            ferry.log_text()
-        );
-        looks += 1;
-        if looks % 500 == 0 && ferry.get("/").is_none() {
-            panic!("ferry is not answering; log: {}", ferry.log_text());
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    wait_until_every(
+        "some lines in the sink file",
+        Duration::from_secs(120),
+        Duration::from_millis(1),
+        || {
+            looks += 1;
+            if looks % 500 == 0 && ferry.get("/").is_none() {
+                panic!("ferry is not answering; log: {}", ferry.log_text());
+            }
+            std::fs::metadata(&out).map_or(0, |m| m.len()) >= some_lines
+        },
+    );
     ferry.kill9();
     let at_crash = lines(&out).len();
     assert!(

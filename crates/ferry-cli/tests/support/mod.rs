@@ -50,15 +50,26 @@ pub fn port() -> u16 {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; panics naming `what` on timeout.
-pub fn wait_until(what: &str, timeout: Duration, mut condition: impl FnMut() -> bool) {
+/// Polls `condition` every 100 ms until it holds or `timeout` passes; panics naming `what` on
+/// timeout.
+pub fn wait_until(what: &str, timeout: Duration, condition: impl FnMut() -> bool) {
+    wait_until_every(what, timeout, Duration::from_millis(100), condition);
+}
+
+/// `wait_until` with looks `every` apart, for a condition that may hold only briefly.
+pub fn wait_until_every(
+    what: &str,
+    timeout: Duration,
+    every: Duration,
+    mut condition: impl FnMut() -> bool,
+) {
     let deadline = Instant::now() + timeout;
     while !condition() {
         assert!(
             Instant::now() < deadline,
             "timed out after {timeout:?} waiting for {what}"
         );
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(every);
     }
 }
 
