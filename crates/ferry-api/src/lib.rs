@@ -20,7 +20,7 @@ pub use error::ConnectError;
 /// The Apache Kafka Connect release Ferry reproduces. Ferry's built-in plugins reimplement that
 /// release's classes and report its version, as Java's built-in plugins do, so configs pinning
 /// `*.plugin.version` (KIP-891) to it work unchanged.
-pub const KAFKA_CONNECT_VERSION: &str = "4.1.1";
+pub const KAFKA_CONNECT_VERSION: &str = "4.4.0";
 
 /// A plugin's string configuration, as submitted (Connect configs are string maps on the wire).
 pub type ConfigMap = std::collections::BTreeMap<String, String>;

@@ -669,7 +669,7 @@ fn java_file_connectors_from_plugin_path_run_in_a_three_worker_cluster_and_move_
     });
     // Kafka's classes ran in a plugin host on the workers that own the tasks.
     assert_eq!(
-        source_status["tasks"][0]["version"], "4.1.1",
+        source_status["tasks"][0]["version"], "4.4.0",
         "{source_status}"
     );
     let owner = cluster.index_of(&task_workers(&source_status)[0]);
@@ -685,7 +685,7 @@ fn java_file_connectors_from_plugin_path_run_in_a_three_worker_cluster_and_move_
         assert!(
             plugins.as_array().unwrap().iter().any(|p| p["class"]
                 == "org.apache.kafka.connect.file.FileStreamSinkConnector"
-                && p["version"] == "4.1.1"),
+                && p["version"] == "4.4.0"),
             "{plugins}"
         );
     }

@@ -58,8 +58,8 @@ fn java_file_connectors_from_plugin_path_run_and_resume_from_stored_offsets() {
 
     // The Java classes ran, in the host: Kafka's connectors report Kafka's version, not Ferry's.
     let status = ferry.status(&format!("{topic}-src"));
-    assert_eq!(status["connector"]["version"], "4.1.1", "{status}");
-    assert_eq!(status["tasks"][0]["version"], "4.1.1", "{status}");
+    assert_eq!(status["connector"]["version"], "4.4.0", "{status}");
+    assert_eq!(status["tasks"][0]["version"], "4.4.0", "{status}");
     let log = ferry.log_text();
     assert!(log.contains("Started the plugin host"), "{log}");
     assert!(
@@ -77,7 +77,7 @@ fn java_file_connectors_from_plugin_path_run_and_resume_from_stored_offsets() {
     assert!(
         plugins.as_array().unwrap().iter().any(|p| p["class"]
             == "org.apache.kafka.connect.file.FileStreamSourceConnector"
-            && p["version"] == "4.1.1"),
+            && p["version"] == "4.4.0"),
         "{plugins}"
     );
     let (code, tasks) = ferry.call("GET", &format!("/connectors/{topic}-src/tasks"), None);

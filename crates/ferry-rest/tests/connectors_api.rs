@@ -20,7 +20,7 @@ async fn root_and_health() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["kafka_cluster_id"], "cluster-1");
     // The Kafka Connect release Ferry answers as, and Ferry's own version and commit.
-    assert_eq!(body["version"], "4.1.1");
+    assert_eq!(body["version"], "4.4.0");
     let commit = body["commit"].as_str().unwrap();
     assert!(
         commit.starts_with(&format!("ferry-{}+", env!("CARGO_PKG_VERSION"))),

@@ -197,10 +197,20 @@ impl ConfigDef {
                 })?,
             },
         };
+        let value = match (&key.validator, value) {
+            (Some(Validator::DistinctList { .. }), ConfigValue::List(items)) => {
+                ConfigValue::List(without_repeats(&key.name, items))
+            }
+            (_, value) => value,
+        };
         if let Some(validator) = &key.validator {
             if props.contains_key(&key.name) || !value.is_null() {
-                validator.check(&value).map_err(|why| {
-                    invalid_value_message(&key.name, &display_value(&value), &why)
+                validator.check_key(&key.name, &value).map_err(|why| {
+                    if validator.gives_whole_message() {
+                        why
+                    } else {
+                        invalid_value_message(&key.name, &display_value(&value), &why)
+                    }
                 })?;
             }
         }
@@ -279,6 +289,24 @@ impl ConfigDef {
             })
             .collect()
     }
+}
+
+/// The list without repeated items, first occurrences kept; Java warns when it drops any.
+fn without_repeats(key: &str, items: Vec<String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::with_capacity(items.len());
+    for item in &items {
+        if !kept.contains(item) {
+            kept.push(item.clone());
+        }
+    }
+    if kept.len() != items.len() {
+        tracing::warn!(
+            "Configuration key \"{key}\" contains duplicate values. Duplicates will be removed. The original value is: [{}], the updated value is: [{}]",
+            items.join(", "),
+            kept.join(", ")
+        );
+    }
+    kept
 }
 
 fn default_text(default: &DefaultValue) -> String {
@@ -413,5 +441,33 @@ mod tests {
                 "Invalid value null for configuration batch.size: Value must be non-null",
             ]
         );
+    }
+
+    #[test]
+    fn distinct_lists_drop_repeats_and_refuse_empty_items_as_java_4_4() {
+        let def = ConfigDef::new()
+            .define(
+                ConfigKey::new("servers", ConfigType::List, DefaultValue::Required, Importance::High, "")
+                    .validator(Validator::distinct_list(false, false)),
+            )
+            .define(
+                ConfigKey::new("topics", ConfigType::List, DefaultValue::Value(String::new()), Importance::High, "")
+                    .validator(Validator::distinct_list(true, false)),
+            );
+        let parsed = def.parse(&props(&[("servers", "a:1, b:2, a:1"), ("topics", "")])).unwrap();
+        assert_eq!(parsed.list("servers").unwrap(), vec!["a:1", "b:2"]);
+        assert!(parsed.list("topics").unwrap().is_empty());
+        let err = def.parse(&props(&[("servers", ""), ("topics", "x,,y")])).unwrap_err();
+        let messages: Vec<_> = err.problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            vec![
+                "Configuration 'servers' must not be empty. Valid values include: any non-empty value",
+                "Configuration 'topics' values must not be empty.",
+            ]
+        );
+        let reports = def.validate(&props(&[("servers", "a:1,"), ("topics", "t,t")]));
+        assert_eq!(reports[0].errors, vec!["Configuration 'servers' values must not be empty."]);
+        assert!(reports[1].errors.is_empty(), "{:?}", reports[1].errors);
     }
 }

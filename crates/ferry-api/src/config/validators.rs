@@ -21,6 +21,13 @@ pub enum Validator {
     NonEmptyString,
     /// Non-null (Java's `NonNullValidator`).
     NonNull,
+    /// A list of distinct, non-empty items (Java's `ValidList.anyNonDuplicateValues`, Kafka
+    /// 4.2's KIP-1161). Parsing drops repeated items first, with a warning, as Java does; its
+    /// messages are whole sentences of their own, not reasons after "Invalid value".
+    DistinctList {
+        empty_allowed: bool,
+        null_allowed: bool,
+    },
     /// A custom rule; the description shows in the validate endpoint's documentation.
     Custom {
         description: String,
@@ -45,6 +52,48 @@ impl Validator {
 
     pub fn one_of(values: &[&str]) -> Self {
         Validator::OneOf(values.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    /// Java's `ValidList.anyNonDuplicateValues(empty_allowed, null_allowed)`.
+    pub fn distinct_list(empty_allowed: bool, null_allowed: bool) -> Self {
+        Validator::DistinctList {
+            empty_allowed,
+            null_allowed,
+        }
+    }
+
+    /// Whether the reason `check` gives is Java's whole message (not one to put after
+    /// "Invalid value … for configuration …:").
+    pub fn gives_whole_message(&self) -> bool {
+        matches!(self, Validator::DistinctList { .. })
+    }
+
+    /// `check` for a key: Java's whole message naming `key`.
+    pub fn check_key(&self, key: &str, value: &ConfigValue) -> Result<(), String> {
+        let Validator::DistinctList {
+            empty_allowed,
+            null_allowed,
+        } = self
+        else {
+            return self.check(value);
+        };
+        match value {
+            ConfigValue::List(items) => {
+                if !empty_allowed && items.is_empty() {
+                    Err(format!("Configuration '{key}' must not be empty. Valid values include: any non-empty value"))
+                } else if items.iter().enumerate().any(|(i, a)| items[..i].contains(a)) {
+                    Err(format!("Configuration '{key}' values must not be duplicated."))
+                } else if items.iter().any(String::is_empty) {
+                    Err(format!("Configuration '{key}' values must not be empty."))
+                } else {
+                    Ok(())
+                }
+            }
+            ConfigValue::Null if !null_allowed => {
+                Err(format!("Configuration '{key}' values must not be null."))
+            }
+            _ => Ok(()),
+        }
     }
 
     pub fn one_of_ignore_case(values: &[&str]) -> Self {
@@ -96,6 +145,7 @@ impl Validator {
                     Ok(())
                 }
             }
+            Validator::DistinctList { .. } => self.check_key("", value),
             Validator::Custom { check, .. } => check(value),
         }
     }
@@ -134,6 +184,8 @@ impl fmt::Display for Validator {
             Validator::OneOfIgnoreCase(v) => write!(f, "(case insensitive) [{}]", v.join(", ")),
             Validator::NonEmptyString => f.write_str("non-empty string"),
             Validator::NonNull => f.write_str("non-null value"),
+            // Java's ValidList without fixed values describes itself as "".
+            Validator::DistinctList { .. } => Ok(()),
             Validator::Custom { description, .. } => f.write_str(description),
         }
     }

@@ -16,6 +16,10 @@ pub const OFFSET_FLUSH_TIMEOUT_MS: &str = "offset.flush.timeout.ms";
 pub const TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS: &str = "task.shutdown.graceful.timeout.ms";
 pub const LISTENERS: &str = "listeners";
 pub const PLUGIN_PATH: &str = "plugin.path";
+pub const METRIC_REPORTERS: &str = "metric.reporters";
+pub const CONFIG_PROVIDERS: &str = "config.providers";
+pub const REST_EXTENSION_CLASSES: &str = "rest.extension.classes";
+pub const ADMIN_LISTENERS: &str = "admin.listeners";
 pub const OFFSET_STORAGE_FILE_FILENAME: &str = "offset.storage.file.filename";
 pub const TOPIC_TRACKING_ENABLE: &str = "topic.tracking.enable";
 pub const TOPIC_TRACKING_ALLOW_RESET: &str = "topic.tracking.allow.reset";
@@ -89,6 +93,7 @@ const CLIENT_KEYS: &[&str] = &[
     "plugin.discovery",
     "config.providers",
     "connector.client.config.override.policy",
+    "connector.client.config.override.allowlist",
     "topic.creation.enable",
     "access.control.allow.origin",
     "access.control.allow.methods",
@@ -118,7 +123,8 @@ pub fn worker_config_def() -> ConfigDef {
     use ConfigType::*;
     use Importance::*;
     ConfigDef::new()
-        .define(key(BOOTSTRAP_SERVERS, List, value("localhost:9092"), High, "A list of host/port pairs used to establish the initial connection to the Kafka cluster."))
+        // Required since Kafka 4.2 (KIP-1161), which dropped the localhost:9092 default.
+        .define(key(BOOTSTRAP_SERVERS, List, DefaultValue::Required, High, "A list of host/port pairs used to establish the initial connection to the Kafka cluster.").validator(Validator::distinct_list(false, false)))
         .define(key(KEY_CONVERTER, Class, DefaultValue::Required, High, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record keys)."))
         .define(key(VALUE_CONVERTER, Class, DefaultValue::Required, High, "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record values)."))
         .define(key(HEADER_CONVERTER, Class, value(DEFAULT_HEADER_CONVERTER), Low, "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka (record headers)."))
@@ -126,7 +132,11 @@ pub fn worker_config_def() -> ConfigDef {
         .define(key(OFFSET_FLUSH_INTERVAL_MS, Long, value("60000"), Low, "Interval at which to try committing offsets for tasks.").validator(Validator::at_least(0.0)))
         .define(key(OFFSET_FLUSH_TIMEOUT_MS, Long, value("5000"), Low, "Maximum time to wait for records to flush and partition offset data to be committed before cancelling the process.").validator(Validator::at_least(0.0)))
         .define(key(LISTENERS, List, value("http://:8083"), Low, "List of comma-separated URIs the REST API will listen on."))
-        .define(key(PLUGIN_PATH, List, DefaultValue::Null, Low, "Directories of plugins; Ferry's plugins are built in, so this is ignored."))
+        .define(key(PLUGIN_PATH, List, DefaultValue::Null, Low, "List of paths separated by commas (,) that contain Java plugins, run by the plugin host; Ferry's native plugins are built in.").validator(Validator::distinct_list(false, true)))
+        .define(key(METRIC_REPORTERS, List, value(""), Low, "A list of classes to use as metrics reporters.").validator(Validator::distinct_list(true, false)))
+        .define(key(CONFIG_PROVIDERS, List, value(""), Low, "Comma-separated alias names for classes implementing the ConfigProvider interface.").validator(Validator::distinct_list(true, false)))
+        .define(key(REST_EXTENSION_CLASSES, List, value(""), Low, "Comma-separated names of ConnectRestExtension classes, loaded and called in the order specified.").validator(Validator::distinct_list(true, false)))
+        .define(key(ADMIN_LISTENERS, List, DefaultValue::Null, Low, "List of comma-separated URIs the Admin REST API will listen on.").validator(Validator::distinct_list(true, true)))
         .define(key(TOPIC_TRACKING_ENABLE, Boolean, value("true"), Low, "Enable tracking the set of active topics per connector during runtime."))
         .define(key(TOPIC_TRACKING_ALLOW_RESET, Boolean, value("true"), Low, "If set to true, it allows user requests to reset the set of active topics per connector."))
         .define(key(REST_ADVERTISED_HOST_NAME, String, DefaultValue::Null, Low, "The hostname given out to other workers to connect to."))
@@ -350,6 +360,24 @@ mod tests {
             ),
             ("offset.storage.file.filename", "/tmp/connect.offsets"),
         ]))
+        .unwrap_err();
+        // Kafka 4.2 dropped the localhost:9092 default.
+        assert_eq!(
+            c.problems[0].message,
+            "Missing required configuration \"bootstrap.servers\" which has no default value."
+        );
+        let c = WorkerConfig::standalone(&props(&[
+            ("bootstrap.servers", "localhost:9092"),
+            (
+                "key.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
+            (
+                "value.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
+            ("offset.storage.file.filename", "/tmp/connect.offsets"),
+        ]))
         .unwrap();
         assert_eq!(c.bootstrap_servers, "localhost:9092");
         assert_eq!(c.offset_flush_interval, Duration::from_secs(60));
@@ -361,6 +389,7 @@ mod tests {
     #[test]
     fn clients_of_a_cluster_without_telemetry_do_not_push_unless_told_to() {
         let mut c = WorkerConfig::standalone(&props(&[
+            ("bootstrap.servers", "localhost:9092"),
             ("key.converter", "x"),
             ("value.converter", "x"),
             ("offset.storage.file.filename", "/tmp/connect.offsets"),
@@ -417,6 +446,7 @@ mod tests {
         assert_eq!(
             keys,
             vec![
+                "bootstrap.servers",
                 "key.converter",
                 "value.converter",
                 "offset.flush.interval.ms",
@@ -428,6 +458,7 @@ mod tests {
     #[test]
     fn unknown_keys_warn_and_plugin_path_does_not() {
         let c = WorkerConfig::standalone(&props(&[
+            ("bootstrap.servers", "localhost:9092"),
             ("key.converter", "x"),
             ("value.converter", "y"),
             ("offset.storage.file.filename", "f"),
