@@ -3,11 +3,9 @@
 
 use std::collections::HashSet;
 
-use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance};
+use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
 use ferry_api::transform::{Record, Transformation};
 use ferry_api::ConfigMap;
-
-use crate::value_to_key::non_empty_list;
 
 pub const HEADERS_CONFIG: &str = "headers";
 
@@ -21,7 +19,7 @@ pub fn config_def() -> ConfigDef {
             Importance::High,
             "The keys of the headers to remove.",
         )
-        .validator(non_empty_list()),
+        .validator(Validator::distinct_list(false, false)),
     )
 }
 
@@ -159,7 +157,7 @@ mod tests {
         assert!(matches!(err, ferry_api::ConnectError::Config(_)));
         assert_eq!(
             err.to_string(),
-            "Invalid value [] for configuration headers: Empty list"
+            "Configuration 'headers' must not be empty. Valid values include: any non-empty value"
         );
         assert_eq!(
             DropHeaders::new()

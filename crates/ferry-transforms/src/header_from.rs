@@ -11,11 +11,11 @@ use ferry_api::header::Headers;
 use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
 
+use crate::util::non_empty_list;
 use crate::util::{
     copy_schema_basics, put_struct_field, require_map, require_struct, struct_field_value, Part,
     SchemaCache, StructFields,
 };
-use crate::value_to_key::non_empty_list;
 
 pub const FIELDS_CONFIG: &str = "fields";
 pub const HEADERS_CONFIG: &str = "headers";

@@ -1,11 +1,7 @@
 //! `MaskField$Key` / `MaskField$Value`: replaces named top-level fields with an empty value of
 //! their type (0, false, "", empty list or map), or with a configured replacement.
 
-use std::sync::Arc;
-
-use ferry_api::config::{
-    ConfigDef, ConfigKey, ConfigType, ConfigValue, DefaultValue, Importance, Validator,
-};
+use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
 use ferry_api::data::{check_field_value, check_null_allowed, Decimal, Schema, Struct, Value};
 use ferry_api::java::temporal::Temporal;
 use ferry_api::transform::{Record, Transformation};
@@ -155,14 +151,7 @@ impl Transformation for MaskField {
                     Importance::High,
                     "Names of fields to mask.",
                 )
-                .validator(Validator::Custom {
-                    description: "non-empty list".to_owned(),
-                    check: Arc::new(|value| match value {
-                        ConfigValue::List(items) if !items.is_empty() => Ok(()),
-                        _ => Err("Empty list".to_owned()),
-                    }),
-                }),
-            )
+                .validator(Validator::distinct_list(false, false)),            )
             .define(
                 ConfigKey::new(
                     REPLACEMENT_CONFIG,

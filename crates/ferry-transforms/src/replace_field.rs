@@ -68,13 +68,16 @@ fn renames_validator() -> Validator {
 /// The keys `ReplaceField` accepts.
 pub fn config_def() -> ConfigDef {
     ConfigDef::new()
-        .define(ConfigKey::new(
-            EXCLUDE_CONFIG,
-            ConfigType::List,
-            DefaultValue::Value(String::new()),
-            Importance::Medium,
-            "Names of fields to drop; a field listed here is dropped even when it is also included.",
-        ))
+        .define(
+            ConfigKey::new(
+                EXCLUDE_CONFIG,
+                ConfigType::List,
+                DefaultValue::Value(String::new()),
+                Importance::Medium,
+                "Names of fields to drop; a field listed here is dropped even when it is also included.",
+            )
+            .validator(Validator::distinct_list(true, false)),
+        )
         .define(ConfigKey::new(
             BLACKLIST_CONFIG,
             ConfigType::List,
@@ -82,13 +85,16 @@ pub fn config_def() -> ConfigDef {
             Importance::Low,
             "Deprecated: use exclude.",
         ))
-        .define(ConfigKey::new(
-            INCLUDE_CONFIG,
-            ConfigType::List,
-            DefaultValue::Value(String::new()),
-            Importance::Medium,
-            "Names of fields to keep; when set, every other field is dropped.",
-        ))
+        .define(
+            ConfigKey::new(
+                INCLUDE_CONFIG,
+                ConfigType::List,
+                DefaultValue::Value(String::new()),
+                Importance::Medium,
+                "Names of fields to keep; when set, every other field is dropped.",
+            )
+            .validator(Validator::distinct_list(true, false)),
+        )
         .define(ConfigKey::new(
             WHITELIST_CONFIG,
             ConfigType::List,

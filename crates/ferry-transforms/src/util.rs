@@ -1,6 +1,9 @@
 //! Helpers shared by the transforms: which part of a record a `$Key`/`$Value` variant works on,
 //! and Java's `Requirements` checks with their messages.
 
+use std::sync::Arc;
+
+use ferry_api::config::{ConfigValue, Validator};
 use ferry_api::data::{SchemaRef, Struct, Value};
 use ferry_api::transform::Record;
 use ferry_api::ConnectError;
@@ -288,5 +291,16 @@ impl<D: Clone> SchemaCache<D> {
         }
         entries.push((key.clone(), derived.clone()));
         Ok(derived)
+    }
+}
+
+/// Java's `NonEmptyListValidator`.
+pub(crate) fn non_empty_list() -> Validator {
+    Validator::Custom {
+        description: "non-empty list".to_owned(),
+        check: Arc::new(|value| match value {
+            ConfigValue::List(items) if !items.is_empty() => Ok(()),
+            _ => Err("Empty list".to_owned()),
+        }),
     }
 }

@@ -1,32 +1,22 @@
 //! `ValueToKey`: replaces the key with a struct (with a schema) or map (without one) made of the
 //! listed fields of the value. The value is left as it is.
 
-use std::sync::Arc;
-
 use ferry_api::config::{
-    ConfigDef, ConfigKey, ConfigType, ConfigValue, DefaultValue, Importance, Validator,
+    ConfigDef, ConfigError, ConfigKey, ConfigType, DefaultValue, Importance, Validator,
 };
 use ferry_api::data::{SchemaBuilder, SchemaRef, Struct, Value};
 use ferry_api::transform::{Record, Transformation};
 use ferry_api::{ConfigMap, ConnectError};
 
+use crate::extract_field::{
+    field_syntax_version, field_syntax_version_key, FieldPath, FIELD_SYNTAX_VERSION_CONFIG,
+};
 use crate::util::{put_struct_field, require_map, require_struct, SchemaCache, StructFields};
 
 pub const FIELDS_CONFIG: &str = "fields";
 pub const REPLACE_NULL_WITH_DEFAULT_CONFIG: &str = "replace.null.with.default";
 
 const PURPOSE: &str = "copying fields from value to key";
-
-/// Java's `NonEmptyListValidator`.
-pub(crate) fn non_empty_list() -> Validator {
-    Validator::Custom {
-        description: "non-empty list".to_owned(),
-        check: Arc::new(|value| match value {
-            ConfigValue::List(items) if !items.is_empty() => Ok(()),
-            _ => Err("Empty list".to_owned()),
-        }),
-    }
-}
 
 /// The keys `ValueToKey` accepts.
 pub fn config_def() -> ConfigDef {
@@ -39,7 +29,7 @@ pub fn config_def() -> ConfigDef {
                 Importance::High,
                 "The value fields that make up the new key.",
             )
-            .validator(non_empty_list()),
+            .validator(Validator::distinct_list(false, false)),
         )
         .define(ConfigKey::new(
             REPLACE_NULL_WITH_DEFAULT_CONFIG,
@@ -49,10 +39,15 @@ pub fn config_def() -> ConfigDef {
             "When true, a null field whose schema has a default comes out as that default; \
              when false it stays null.",
         ))
+        // Nested fields since Kafka 4.2 (KIP-821 extended to ValueToKey).
+        .define(field_syntax_version_key())
 }
 
 pub struct ValueToKey {
+    /// The names as configured: the key's field names.
     fields: Vec<String>,
+    /// Where each of `fields` is read in the value (one step each under `V1`).
+    paths: Vec<FieldPath>,
     replace_null_with_default: bool,
     cache: SchemaCache,
 }
@@ -67,6 +62,7 @@ impl ValueToKey {
     pub fn new() -> Self {
         ValueToKey {
             fields: Vec::new(),
+            paths: Vec::new(),
             replace_null_with_default: true,
             cache: SchemaCache::new(),
         }
@@ -74,9 +70,9 @@ impl ValueToKey {
 
     fn key_schema(&self, value_schema: &SchemaRef) -> Result<SchemaRef, ConnectError> {
         let mut key = StructFields::new(SchemaBuilder::struct_());
-        for name in &self.fields {
-            let field = value_schema
-                .field(name)
+        for (name, path) in self.fields.iter().zip(&self.paths) {
+            let field = path
+                .field_from(value_schema)?
                 .ok_or_else(|| ConnectError::data(format!("Field does not exist: {name}")))?;
             key.add(name, field.schema.clone())?;
         }
@@ -84,16 +80,13 @@ impl ValueToKey {
     }
 
     fn schemaless_key(&self, value: &Value) -> Result<Value, ConnectError> {
-        let entries = require_map(value, PURPOSE)?;
+        require_map(value, PURPOSE)?;
         let mut key: Vec<(Value, Value)> = Vec::with_capacity(self.fields.len());
-        for name in &self.fields {
+        for (name, path) in self.fields.iter().zip(&self.paths) {
             if key.iter().any(|(k, _)| k.as_str() == Some(name.as_str())) {
                 continue;
             }
-            let field_value = entries
-                .iter()
-                .find(|(k, _)| k.as_str() == Some(name.as_str()))
-                .map_or(Value::Null, |(_, v)| v.clone());
+            let field_value = path.value_from_map(value)?.clone();
             key.push((Value::from(name.as_str()), field_value));
         }
         Ok(Value::Map(key))
@@ -105,12 +98,8 @@ impl ValueToKey {
             .cache
             .get_or_build(value.schema(), || self.key_schema(value.schema()))?;
         let mut key = Struct::new(schema.clone())?;
-        for name in &self.fields {
-            let field_value = if self.replace_null_with_default {
-                value.get(name)?
-            } else {
-                value.get_without_default(name)?
-            };
+        for (name, path) in self.fields.iter().zip(&self.paths) {
+            let field_value = path.value_from_struct(value, self.replace_null_with_default)?;
             put_struct_field(&mut key, name, field_value.clone())?;
         }
         Ok((schema, Value::Struct(key)))
@@ -121,6 +110,17 @@ impl Transformation for ValueToKey {
     fn configure(&mut self, configs: &ConfigMap) -> ferry_api::error::Result<()> {
         let parsed = config_def().parse(configs)?;
         self.fields = parsed.list(FIELDS_CONFIG)?;
+        let version = field_syntax_version(
+            &parsed
+                .string(FIELD_SYNTAX_VERSION_CONFIG)?
+                .unwrap_or_default(),
+        )?;
+        self.paths = self
+            .fields
+            .iter()
+            .map(|f| FieldPath::parse(f, version))
+            .collect::<Result<_, _>>()
+            .map_err(|message| ConfigError::single(FIELDS_CONFIG, message))?;
         self.replace_null_with_default = parsed.boolean(REPLACE_NULL_WITH_DEFAULT_CONFIG)?;
         self.cache = SchemaCache::new();
         Ok(())
@@ -208,6 +208,54 @@ mod tests {
                 ("z".into(), Value::Null)
             ])
         );
+    }
+
+    #[test]
+    fn nested_fields_with_field_syntax_v2() {
+        let xform = configured(&[("fields", "id,inner.n"), ("field.syntax.version", "V2")]);
+        let inner = SchemaBuilder::struct_().field("n", Schema::int64()).build();
+        let schema = SchemaBuilder::struct_()
+            .field("id", Schema::int32())
+            .field("inner", inner.clone())
+            .build();
+        let mut nested = Struct::new(inner).unwrap();
+        nested.put("n", Value::Int64(7)).unwrap();
+        let mut value = Struct::new(schema.clone()).unwrap();
+        value.put("id", Value::Int32(1)).unwrap();
+        value.put("inner", Value::Struct(nested)).unwrap();
+        let mut r = record(Some(schema), Value::Struct(value));
+        xform.apply(&mut r).unwrap();
+        let key_schema = r.key_schema.clone().unwrap();
+        let names: Vec<_> = key_schema.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, vec!["id", "inner.n"]);
+        let Value::Struct(key) = &r.key else {
+            panic!("{:?}", r.key)
+        };
+        assert_eq!(key.get("inner.n").unwrap(), &Value::Int64(7));
+
+        let mut r = record(
+            None,
+            Value::Map(vec![
+                ("id".into(), Value::Int32(2)),
+                (
+                    "inner".into(),
+                    Value::Map(vec![("n".into(), Value::Int64(8))]),
+                ),
+            ]),
+        );
+        xform.apply(&mut r).unwrap();
+        assert_eq!(
+            r.key,
+            Value::Map(vec![
+                ("id".into(), Value::Int32(2)),
+                ("inner.n".into(), Value::Int64(8))
+            ])
+        );
+        // Under V1 (the default) the dotted name is one top-level field, as before 4.2.
+        let v1 = configured(&[("fields", "inner.n")]);
+        let mut r = record(None, Value::Map(vec![("inner.n".into(), Value::Int32(3))]));
+        v1.apply(&mut r).unwrap();
+        assert_eq!(r.key, Value::Map(vec![("inner.n".into(), Value::Int32(3))]));
     }
 
     #[test]
@@ -302,7 +350,7 @@ mod tests {
                 .configure(&[("fields".to_owned(), String::new())].into_iter().collect())
                 .unwrap_err()
                 .to_string(),
-            "Invalid value [] for configuration fields: Empty list"
+            "Configuration 'fields' must not be empty. Valid values include: any non-empty value"
         );
     }
 }

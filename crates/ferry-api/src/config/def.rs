@@ -447,17 +447,33 @@ mod tests {
     fn distinct_lists_drop_repeats_and_refuse_empty_items_as_java_4_4() {
         let def = ConfigDef::new()
             .define(
-                ConfigKey::new("servers", ConfigType::List, DefaultValue::Required, Importance::High, "")
-                    .validator(Validator::distinct_list(false, false)),
+                ConfigKey::new(
+                    "servers",
+                    ConfigType::List,
+                    DefaultValue::Required,
+                    Importance::High,
+                    "",
+                )
+                .validator(Validator::distinct_list(false, false)),
             )
             .define(
-                ConfigKey::new("topics", ConfigType::List, DefaultValue::Value(String::new()), Importance::High, "")
-                    .validator(Validator::distinct_list(true, false)),
+                ConfigKey::new(
+                    "topics",
+                    ConfigType::List,
+                    DefaultValue::Value(String::new()),
+                    Importance::High,
+                    "",
+                )
+                .validator(Validator::distinct_list(true, false)),
             );
-        let parsed = def.parse(&props(&[("servers", "a:1, b:2, a:1"), ("topics", "")])).unwrap();
+        let parsed = def
+            .parse(&props(&[("servers", "a:1, b:2, a:1"), ("topics", "")]))
+            .unwrap();
         assert_eq!(parsed.list("servers").unwrap(), vec!["a:1", "b:2"]);
         assert!(parsed.list("topics").unwrap().is_empty());
-        let err = def.parse(&props(&[("servers", ""), ("topics", "x,,y")])).unwrap_err();
+        let err = def
+            .parse(&props(&[("servers", ""), ("topics", "x,,y")]))
+            .unwrap_err();
         let messages: Vec<_> = err.problems.iter().map(|p| p.message.as_str()).collect();
         assert_eq!(
             messages,
@@ -467,7 +483,10 @@ mod tests {
             ]
         );
         let reports = def.validate(&props(&[("servers", "a:1,"), ("topics", "t,t")]));
-        assert_eq!(reports[0].errors, vec!["Configuration 'servers' values must not be empty."]);
+        assert_eq!(
+            reports[0].errors,
+            vec!["Configuration 'servers' values must not be empty."]
+        );
         assert!(reports[1].errors.is_empty(), "{:?}", reports[1].errors);
     }
 }

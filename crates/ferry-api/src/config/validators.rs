@@ -81,8 +81,14 @@ impl Validator {
             ConfigValue::List(items) => {
                 if !empty_allowed && items.is_empty() {
                     Err(format!("Configuration '{key}' must not be empty. Valid values include: any non-empty value"))
-                } else if items.iter().enumerate().any(|(i, a)| items[..i].contains(a)) {
-                    Err(format!("Configuration '{key}' values must not be duplicated."))
+                } else if items
+                    .iter()
+                    .enumerate()
+                    .any(|(i, a)| items[..i].contains(a))
+                {
+                    Err(format!(
+                        "Configuration '{key}' values must not be duplicated."
+                    ))
                 } else if items.iter().any(String::is_empty) {
                     Err(format!("Configuration '{key}' values must not be empty."))
                 } else {

@@ -156,6 +156,7 @@ pub fn sink_connector_config_def() -> ConfigDef {
     let k = ConfigKey::new;
     connector_config_def()
         .define(k(TOPICS, List, value(""), High, "List of topics to consume, separated by commas")
+            .validator(Validator::distinct_list(true, false))
             .group(COMMON_GROUP, 4, Width::Long, "Topics"))
         .define(k(TOPICS_REGEX, String, value(""), High, "Regular expression giving topics to consume. Under the hood, the regex is compiled to a <code>java.util.regex.Pattern</code>. Only one of topics or topics.regex should be specified.")
             .group(COMMON_GROUP, 4, Width::Long, "Topics regex"))

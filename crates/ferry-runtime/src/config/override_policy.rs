@@ -157,7 +157,9 @@ impl ClientOverrides {
 /// The Allowlist policy's keys, parsed as Java's policy parses them (a list of distinct,
 /// non-empty names; empty by default).
 fn allowlist(props: &ConfigMap) -> Result<Vec<String>, String> {
-    use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
+    use ferry_api::config::{
+        ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator,
+    };
     let def = ConfigDef::new().define(
         ConfigKey::new(
             OVERRIDE_ALLOWLIST,
@@ -223,7 +225,10 @@ mod tests {
     #[test]
     fn allowlist_policy_allows_only_its_keys() {
         let props = |pairs: &[(&str, &str)]| -> ConfigMap {
-            pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
         };
         let listed = ClientOverrides::from_worker_props(&props(&[
             (OVERRIDE_POLICY, "Allowlist"),
@@ -242,7 +247,10 @@ mod tests {
             "org.apache.kafka.connect.connector.policy.AllowlistConnectorClientConfigOverridePolicy",
         )]))
         .unwrap();
-        assert!(by_class.problem("acks").is_some(), "an empty allowlist allows nothing");
+        assert!(
+            by_class.problem("acks").is_some(),
+            "an empty allowlist allows nothing"
+        );
         let bad = ClientOverrides::from_worker_props(&props(&[
             (OVERRIDE_POLICY, "Allowlist"),
             (OVERRIDE_ALLOWLIST, "acks,"),

@@ -300,7 +300,7 @@ fn config_errors_use_javas_messages() {
     let err = t.configure(&props(&[], None)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Invalid value [] for configuration fields: Empty list"
+        "Configuration 'fields' must not be empty. Valid values include: any non-empty value"
     );
     let err = t.configure(&ConfigMap::new()).unwrap_err();
     assert_eq!(
