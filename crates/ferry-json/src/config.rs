@@ -10,6 +10,8 @@ use ferry_api::{ConfigMap, ConnectError};
 pub const CONVERTER_TYPE_CONFIG: &str = "converter.type";
 pub const SCHEMAS_ENABLE_CONFIG: &str = "schemas.enable";
 pub const SCHEMAS_CACHE_SIZE_CONFIG: &str = "schemas.cache.size";
+/// Kafka 4.2 (KIP-1054): one schema for every message, which is then plain JSON.
+pub const SCHEMA_CONTENT_CONFIG: &str = "schema.content";
 pub const DECIMAL_FORMAT_CONFIG: &str = "decimal.format";
 pub const REPLACE_NULL_WITH_DEFAULT_CONFIG: &str = "replace.null.with.default";
 
@@ -28,6 +30,9 @@ pub struct JsonConverterConfig {
     pub converter_type: ConverterType,
     pub schemas_enable: bool,
     pub schemas_cache_size: i32,
+    /// `schema.content`: the schema (as JSON text) of every message read while
+    /// `schemas.enable` is true; absent or empty when messages carry their own.
+    pub schema_content: Option<String>,
     pub decimal_format: DecimalFormat,
     pub replace_null_with_default: bool,
 }
@@ -38,6 +43,7 @@ impl Default for JsonConverterConfig {
             converter_type: ConverterType::Value,
             schemas_enable: true,
             schemas_cache_size: 1000,
+            schema_content: None,
             decimal_format: DecimalFormat::Base64,
             replace_null_with_default: true,
         }
@@ -80,6 +86,16 @@ impl JsonConverterConfig {
             )
             .define(
                 ConfigKey::new(
+                    SCHEMA_CONTENT_CONFIG,
+                    ConfigType::String,
+                    DefaultValue::Null,
+                    Importance::High,
+                    "When set, this is used as the schema for all messages, and the schemas within each of the message will be ignored.Otherwise, the schema will be included in the content of each message. This configuration applies only 'schemas.enable' is true, and it exclusively affects the sink connector.",
+                )
+                .group("Schemas", 2, Width::Medium, "Schema Content"),
+            )
+            .define(
+                ConfigKey::new(
                     DECIMAL_FORMAT_CONFIG,
                     ConfigType::String,
                     DefaultValue::Value("BASE64".into()),
@@ -117,6 +133,9 @@ impl JsonConverterConfig {
             converter_type,
             schemas_enable: parsed.boolean(SCHEMAS_ENABLE_CONFIG)?,
             schemas_cache_size: parsed.int(SCHEMAS_CACHE_SIZE_CONFIG)?,
+            schema_content: parsed
+                .string(SCHEMA_CONTENT_CONFIG)?
+                .filter(|s| !s.is_empty()),
             decimal_format,
             replace_null_with_default: parsed.boolean(REPLACE_NULL_WITH_DEFAULT_CONFIG)?,
         })
@@ -198,6 +217,7 @@ mod tests {
                 "converter.type",
                 "schemas.enable",
                 "schemas.cache.size",
+                "schema.content",
                 "decimal.format",
                 "replace.null.with.default"
             ]

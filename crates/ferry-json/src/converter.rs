@@ -33,6 +33,8 @@ pub struct JsonConverter {
     /// mostly carry the same one, which then needs no parsing. Apart from the cache above,
     /// which holds what Java's does.
     last_envelope_schema: Mutex<Option<(String, SchemaRef)>>,
+    /// The schema of `schema.content`, which every message read then has.
+    fixed_schema: Option<SchemaRef>,
 }
 
 impl Default for JsonConverter {
@@ -59,8 +61,29 @@ impl JsonConverter {
             from_connect_cache: BoundedCache::new(config.schemas_cache_size),
             to_connect_cache: BoundedCache::new(config.schemas_cache_size),
             last_envelope_schema: Mutex::default(),
+            fixed_schema: None,
             config,
         }
+    }
+
+    /// Reads `schema.content` once, as Java's `configure` does.
+    fn read_fixed_schema(&mut self) -> Result<(), ConnectError> {
+        let Some(text) = self.config.schema_content.as_deref() else {
+            return Ok(());
+        };
+        let node = parse::parse(text.as_bytes())
+            .map_err(|why| {
+                ConnectError::data(format!(
+                    "Failed to parse schema in converter config due to serialization error: {why}"
+                ))
+            })?
+            .unwrap_or(JsonNode::Null);
+        let reader = SchemaReader {
+            cache: &self.to_connect_cache,
+            replace_null_with_default: self.config.replace_null_with_default,
+        };
+        self.fixed_schema = reader.read(&node)?;
+        Ok(())
     }
 
     pub fn config(&self) -> &JsonConverterConfig {
@@ -124,6 +147,11 @@ impl JsonConverter {
             return Ok(SchemaAndValue::NULL);
         };
         let replace = self.config.replace_null_with_default;
+        if let (true, Some(schema)) = (self.config.schemas_enable, &self.fixed_schema) {
+            let root = parse::parse(bytes).map_err(serialization_error)?;
+            let value = read::to_connect(Some(schema), root.as_ref(), replace)?;
+            return Ok(SchemaAndValue::new(Some(schema.clone()), value));
+        }
         if self.config.schemas_enable {
             if let Some(envelope) = parse::envelope(bytes).filter(|e| e.schema.starts_with('{')) {
                 let schema = self.envelope_schema(envelope.schema, replace)?;
@@ -189,7 +217,7 @@ impl JsonConverter {
             None => JsonConverterConfig::parse(configs)?,
         };
         *self = Self::with_config(config);
-        Ok(())
+        self.read_fixed_schema()
     }
 }
 

@@ -491,3 +491,52 @@ fn envelopes_read_alike_whether_their_schema_was_seen_before_or_not() {
         );
     }
 }
+
+/// `schema.content` (Kafka 4.2, KIP-1054): the configured schema types every message, which is
+/// plain JSON without an envelope; as Kafka's `JsonConverterTest` schema-content cases.
+#[test]
+fn schema_content_types_plain_messages() {
+    let schema_text = r#"{"type":"struct","fields":[{"field":"a","type":"int32"},{"field":"b","type":"string","optional":true}],"optional":false}"#;
+    let c = converter(&[("schema.content", schema_text)]);
+    let SchemaAndValue { schema, value } = read(&c, r#"{"a": 1, "b": "x"}"#);
+    let schema = schema.expect("the configured schema");
+    let names: Vec<_> = schema.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, vec!["a", "b"]);
+    let Value::Struct(st) = value else {
+        panic!("{value:?}")
+    };
+    assert_eq!(st.get("a").unwrap(), &Value::Int32(1));
+    assert_eq!(st.get("b").unwrap(), &s("x"));
+
+    let ints = converter(&[("schema.content", r#"{"type":"int64"}"#)]);
+    assert_eq!(read(&ints, "42"), sv(Schema::int64(), Value::Int64(42)));
+
+    // Without schemas.enable the setting does nothing.
+    let plain = converter(&[("schema.content", schema_text), ("schemas.enable", "false")]);
+    assert_eq!(
+        read(&plain, "42"),
+        SchemaAndValue::new(None, Value::Int64(42))
+    );
+
+    // An empty value means unset: envelopes again.
+    let unset = converter(&[("schema.content", "")]);
+    assert_eq!(
+        read(&unset, r#"{"schema":{"type":"int32"},"payload":5}"#),
+        sv(Schema::int32(), Value::Int32(5))
+    );
+
+    let mut bad = JsonConverter::new();
+    let err = Converter::configure(
+        &mut bad,
+        &[("schema.content".to_owned(), "{".to_owned())]
+            .into_iter()
+            .collect(),
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Failed to parse schema in converter config due to serialization error"),
+        "{err}"
+    );
+}
