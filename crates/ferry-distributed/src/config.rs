@@ -32,6 +32,13 @@ pub const KEY_TTL_MS: &str = "inter.worker.key.ttl.ms";
 pub const SIGNATURE_ALGORITHM: &str = "inter.worker.signature.algorithm";
 pub const VERIFICATION_ALGORITHMS: &str = "inter.worker.verification.algorithms";
 pub const REST_ADVERTISED_LISTENER: &str = "rest.advertised.listener";
+/// Kafka 4.4: `false` makes a missing internal topic an error instead of creating it.
+pub const INTERNAL_TOPICS_CREATION: &str = "internal.topics.automatic.creation.enable";
+/// Kafka 4.4: Connect accepts only 0 (synchronous resolution) and warns about other values.
+pub const BOOTSTRAP_RESOLVE_TIMEOUT_MS: &str = "bootstrap.resolve.timeout.ms";
+/// Kafka 4.4's misrouted-connection check; Ferry's clients do not make it.
+pub const METADATA_CLUSTER_CHECK: &str = "metadata.cluster.check.enable";
+const CONNECTIONS_MAX_IDLE_MS: &str = "connections.max.idle.ms";
 
 const HMAC_SHA256: &str = "HmacSHA256";
 
@@ -69,6 +76,10 @@ pub fn distributed_config_def() -> ConfigDef {
         .define(key(SIGNATURE_ALGORITHM, String, value(HMAC_SHA256), "The algorithm used to sign internal requests"))
         .define(key(VERIFICATION_ALGORITHMS, List, value(HMAC_SHA256), "A list of permitted algorithms for verifying internal requests"))
         .define(key(REST_ADVERTISED_LISTENER, String, DefaultValue::Null, "Sets the advertised listener (HTTP or HTTPS) which will be given to other workers to use."))
+        .define(key(INTERNAL_TOPICS_CREATION, Boolean, value("true"), "Whether to automatically create internal topics used by Connect. This includes the offset, config, and status topics, as well as connector-specific offset topics configured via 'offsets.storage.topic' in the source connector configuration."))
+        .define(key(BOOTSTRAP_RESOLVE_TIMEOUT_MS, Long, value("0"), "Kafka Connect does not support asynchronous bootstrap resolution; this configuration is ignored and always treated as <code>0</code> (synchronous resolution).").validator(Validator::at_least(0.0)))
+        .define(key(METADATA_CLUSTER_CHECK, Boolean, value("true"), "Whether the client should send cluster and node information when connecting to a broker to enable it to check for a misrouted connection."))
+        .define(key(CONNECTIONS_MAX_IDLE_MS, Long, value("540000"), "Close idle connections after the number of milliseconds specified by this config."))
 }
 
 /// How the worker takes part in the group (`connect.protocol`).
@@ -87,6 +98,8 @@ pub struct TopicSettings {
     pub replication_factor: i32,
     /// Other `<prefix>.*` settings, passed as topic configs.
     pub configs: Vec<(String, String)>,
+    /// Whether a missing topic is created (`internal.topics.automatic.creation.enable`).
+    pub create: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -129,6 +142,7 @@ fn topic_settings(
     name: String,
     partitions: i32,
     replication_factor: i32,
+    create: bool,
 ) -> TopicSettings {
     let configs = props
         .iter()
@@ -151,6 +165,7 @@ fn topic_settings(
         partitions,
         replication_factor,
         configs,
+        create,
     }
 }
 
@@ -202,6 +217,20 @@ impl DistributedConfig {
             "preparing" => ExactlyOnceSourceSupport::Preparing,
             _ => ExactlyOnceSourceSupport::Disabled,
         };
+        let create = parsed.boolean(INTERNAL_TOPICS_CREATION)?;
+        let resolve_timeout = parsed.long(BOOTSTRAP_RESOLVE_TIMEOUT_MS)?;
+        if resolve_timeout != 0 {
+            tracing::warn!(
+                "The value {resolve_timeout} for the {BOOTSTRAP_RESOLVE_TIMEOUT_MS} property will be ignored as Kafka Connect does not support asynchronous bootstrap resolution. The value 0 will be used instead."
+            );
+        }
+        let max_idle = parsed.long(CONNECTIONS_MAX_IDLE_MS)?;
+        let rebalance_timeout = int(REBALANCE_TIMEOUT_MS)?;
+        if max_idle >= 0 && max_idle < rebalance_timeout {
+            tracing::warn!(
+                "Configuration '{CONNECTIONS_MAX_IDLE_MS}' with value '{max_idle}' is lower than configuration '{REBALANCE_TIMEOUT_MS}' with value '{rebalance_timeout}'. This may cause the connection to the group coordinator to be closed during an ongoing rebalance, which can prolong or disrupt group rejoin."
+            );
+        }
         Ok(DistributedConfig {
             exactly_once,
             group_id: string(GROUP_ID)?,
@@ -211,6 +240,7 @@ impl DistributedConfig {
                 string(CONFIG_TOPIC)?,
                 1,
                 i32_of(CONFIG_REPLICATION)?,
+                create,
             ),
             offset_topic: topic_settings(
                 props,
@@ -218,6 +248,7 @@ impl DistributedConfig {
                 string(OFFSET_TOPIC)?,
                 i32_of(OFFSET_PARTITIONS)?,
                 i32_of(OFFSET_REPLICATION)?,
+                create,
             ),
             status_topic: topic_settings(
                 props,
@@ -225,6 +256,7 @@ impl DistributedConfig {
                 string(STATUS_TOPIC)?,
                 i32_of(STATUS_PARTITIONS)?,
                 i32_of(STATUS_REPLICATION)?,
+                create,
             ),
             session_timeout: millis(int(SESSION_TIMEOUT_MS)?),
             heartbeat_interval: millis(int(HEARTBEAT_INTERVAL_MS)?),
@@ -274,6 +306,7 @@ mod tests {
 
     fn minimal() -> Vec<(&'static str, &'static str)> {
         vec![
+            ("bootstrap.servers", "localhost:9092"),
             (
                 "key.converter",
                 "org.apache.kafka.connect.json.JsonConverter",
@@ -303,7 +336,24 @@ mod tests {
         assert_eq!(c.protocol, ProtocolMode::Sessioned);
         assert_eq!(c.key_ttl, Duration::from_secs(3600));
         assert_eq!(c.client_id_base(), "connect-cluster-");
+        assert!(c.config_topic.create && c.offset_topic.create && c.status_topic.create);
         assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+    }
+
+    #[test]
+    fn kafka_4_4_keys() {
+        let mut p = minimal();
+        p.extend([
+            ("internal.topics.automatic.creation.enable", "false"),
+            ("bootstrap.resolve.timeout.ms", "100"),
+            ("metadata.cluster.check.enable", "false"),
+        ]);
+        let c = DistributedConfig::parse(&props(&p)).unwrap();
+        assert!(!c.config_topic.create && !c.offset_topic.create && !c.status_topic.create);
+        assert!(c.warnings().is_empty(), "known keys: {:?}", c.warnings());
+        let mut bad = minimal();
+        bad.push(("internal.topics.automatic.creation.enable", "sometimes"));
+        assert!(DistributedConfig::parse(&props(&bad)).is_err());
     }
 
     #[test]
@@ -311,6 +361,7 @@ mod tests {
         let err = DistributedConfig::parse(&props(&[("connect.protocol", "chatty")])).unwrap_err();
         let keys: Vec<_> = err.problems.iter().map(|p| p.key.as_str()).collect();
         for k in [
+            "bootstrap.servers",
             "group.id",
             "config.storage.topic",
             "offset.storage.topic",

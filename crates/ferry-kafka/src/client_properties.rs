@@ -255,6 +255,14 @@ const RULES: &[Rule] = &[
     map("metadata.max.age.ms", ALL, "topic.metadata.refresh.interval.ms", int(1, 3_600_000)),
     same("metadata.recovery.strategy", ALL, Lower(&["none", "rebootstrap"])),
     same("metadata.recovery.rebootstrap.trigger.ms", ALL, int(0, I32_MAX)),
+    // Kafka 4.4's clients: Connect forces synchronous bootstrap resolution (0), which is what
+    // librdkafka does; the misrouted-connection check has no librdkafka counterpart.
+    custom("bootstrap.resolve.timeout.ms", ALL, bootstrap_resolve_timeout),
+    unsupported(
+        "metadata.cluster.check.enable",
+        ALL,
+        "librdkafka does not send the cluster and node ids that let a Kafka 4.4 broker refuse a misrouted connection",
+    ),
     same("reconnect.backoff.ms", ALL, int(0, 3_600_000)),
     same("reconnect.backoff.max.ms", ALL, int(0, 3_600_000)),
     same("retry.backoff.ms", ALL, int(1, 300_000)),
@@ -803,6 +811,17 @@ fn kerberos_module(cx: &mut Cx<'_>, key: &str, options: &[(String, String)]) {
                  equivalent; ignored"
             )),
         }
+    }
+}
+
+/// Java Connect sets `bootstrap.resolve.timeout.ms=0` on every client it makes (Kafka 4.4), with
+/// a warning when the user chose another value; librdkafka always resolves synchronously.
+fn bootstrap_resolve_timeout(cx: &mut Cx<'_>, key: &str, value: &str) {
+    if value.trim() != "0" {
+        cx.warn(format!(
+            "The value {} for the {key} property will be ignored in Kafka Connect, which does not support asynchronous bootstrap resolution; 0 is used",
+            value.trim()
+        ));
     }
 }
 
@@ -1363,6 +1382,18 @@ mod tests {
         );
         assert!(t.properties.is_empty());
         assert!(t.warnings.is_empty());
+    }
+
+    #[test]
+    fn kafka_4_4_client_settings_are_known() {
+        let t = run(Consumer, &[("bootstrap.resolve.timeout.ms", "0")]);
+        assert!(t.properties.is_empty() && t.warnings.is_empty(), "{t:?}");
+        let t = run(Producer, &[("bootstrap.resolve.timeout.ms", "5000")]);
+        assert!(t.properties.is_empty());
+        assert!(t.warnings[0].contains("does not support asynchronous bootstrap resolution"), "{t:?}");
+        let t = run(Admin, &[("metadata.cluster.check.enable", "true")]);
+        assert!(t.properties.is_empty());
+        assert!(t.warnings[0].contains("metadata.cluster.check.enable"), "{t:?}");
     }
 
     #[test]
