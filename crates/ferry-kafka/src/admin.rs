@@ -79,23 +79,12 @@ impl Admin {
         resource.get(name).and_then(|entry| entry.value.clone())
     }
 
-    /// Whether the topic exists, asked as Java's `describeTopics` (never creating it).
-    pub async fn topic_exists(&self, topic: &str) -> Result<bool, KafkaClientError> {
-        let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(30)));
-        let results = self
-            .admin
-            .describe_configs([&ResourceSpecifier::Topic(topic)], &opts)
-            .await
-            .map_err(KafkaClientError::op("describe topic"))?;
-        match results.into_iter().next() {
-            Some(Ok(_)) => Ok(true),
-            Some(Err(RDKafkaErrorCode::UnknownTopicOrPartition)) => Ok(false),
-            Some(Err(code)) => Err(KafkaClientError::Topic {
-                topic: topic.to_owned(),
-                message: code.to_string(),
-            }),
-            None => Ok(false),
-        }
+    /// Whether the topic exists, from the cluster's metadata (which a consumer handle asks for
+    /// without creating the topic). Blocks for one metadata round trip.
+    pub fn topic_exists(&self, topic: &str) -> Result<bool, KafkaClientError> {
+        Ok(self
+            .partition_count(topic, Duration::from_secs(30))?
+            .is_some())
     }
 
     /// The cluster id reported by the broker.

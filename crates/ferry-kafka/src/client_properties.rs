@@ -1390,10 +1390,16 @@ mod tests {
         assert!(t.properties.is_empty() && t.warnings.is_empty(), "{t:?}");
         let t = run(Producer, &[("bootstrap.resolve.timeout.ms", "5000")]);
         assert!(t.properties.is_empty());
-        assert!(t.warnings[0].contains("does not support asynchronous bootstrap resolution"), "{t:?}");
+        assert!(
+            t.warnings[0].contains("does not support asynchronous bootstrap resolution"),
+            "{t:?}"
+        );
         let t = run(Admin, &[("metadata.cluster.check.enable", "true")]);
         assert!(t.properties.is_empty());
-        assert!(t.warnings[0].contains("metadata.cluster.check.enable"), "{t:?}");
+        assert!(
+            t.warnings[0].contains("metadata.cluster.check.enable"),
+            "{t:?}"
+        );
     }
 
     #[test]

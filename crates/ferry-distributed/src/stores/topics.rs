@@ -13,7 +13,7 @@ pub async fn ensure_topic(
     config_key: &str,
 ) -> Result<(), StoreError> {
     if !settings.create {
-        if !admin.topic_exists(&settings.name).await? {
+        if !admin.topic_exists(&settings.name)? {
             return Err(StoreError::Config(format!(
                 "Topic '{}' specified via the '{config_key}' property is missing. The config '{INTERNAL_TOPICS_CREATION}' is set to 'false', so automatic creation of internal topics is disabled. Either enable automatic creation or create the topics manually.",
                 settings.name
