@@ -219,3 +219,124 @@ fn group_listing(group: &str) -> (String, String) {
         .unwrap_or_else(|| panic!("{group} not listed"));
     (info.state().to_owned(), info.protocol_type().to_owned())
 }
+
+/// The worker's properties with `extra` lines added.
+fn with_lines(worker: &std::path::Path, extra: &str) {
+    let text = std::fs::read_to_string(worker).unwrap();
+    write_file(worker, &format!("{text}{extra}"));
+}
+
+fn validate(ferry: &Ferry, plugin: &str, config: serde_json::Value) -> serde_json::Value {
+    let (code, body) = ferry.call(
+        "PUT",
+        &format!("/connector-plugins/{plugin}/config/validate"),
+        Some(&config.to_string()),
+    );
+    assert_eq!(code, 200, "{body}");
+    body
+}
+
+fn errors_of(infos: &serde_json::Value, name: &str) -> Vec<String> {
+    infos["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["value"]["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {infos}"))["value"]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The Allowlist override policy (KIP-1188), and the REST validation rules of Kafka 4.2-4.4:
+/// repeated sink topics and an empty list item are errors, the "no connector type" message
+/// no longer prints the config.
+#[test]
+fn allowlist_policy_and_list_validation_through_the_rest_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker = worker_properties(dir.path(), port, 1000);
+    with_lines(
+        &worker,
+        "connector.client.config.override.policy=Allowlist\nconnector.client.config.override.allowlist=max.poll.records\n",
+    );
+    let ferry = Ferry::start(dir.path(), port, &worker, &[]);
+    let infos = validate(
+        &ferry,
+        "FileStreamSink",
+        serde_json::json!({
+            "connector.class": "FileStreamSink", "topics": "a,b,a", "file": "/tmp/x",
+            "consumer.override.max.poll.records": "10",
+            "consumer.override.auto.offset.reset": "latest",
+        }),
+    );
+    assert!(
+        errors_of(&infos, "consumer.override.max.poll.records").is_empty(),
+        "{infos}"
+    );
+    assert_eq!(
+        errors_of(&infos, "consumer.override.auto.offset.reset"),
+        vec!["The 'Allowlist' policy does not allow 'auto.offset.reset' to be overridden in the connector configuration."]
+    );
+    assert_eq!(
+        errors_of(&infos, "topics"),
+        vec!["Configuration 'topics' values must not be duplicated."]
+    );
+    let infos = validate(
+        &ferry,
+        "FileStreamSink",
+        serde_json::json!({"connector.class": "FileStreamSink", "topics": "a,,b", "file": "/tmp/x"}),
+    );
+    assert_eq!(
+        errors_of(&infos, "topics"),
+        vec!["Configuration 'topics' values must not be empty."]
+    );
+    let (code, body) = ferry.call(
+        "POST",
+        "/connectors",
+        Some(r#"{"name":"n","config":{"tasks.max":"1"}}"#),
+    );
+    assert_eq!(
+        (code, body["message"].as_str()),
+        (400, Some("Connector config contains no connector type"))
+    );
+    ferry.stop();
+}
+
+/// Kafka 4.4 registers REST extensions on the admin listener too, so basic authentication
+/// guards `/admin/loggers` there as well (4.1.1 left a separate admin listener open).
+#[test]
+fn basic_auth_guards_a_separate_admin_listener() {
+    let dir = tempfile::tempdir().unwrap();
+    let (port, admin) = (port(), port());
+    let opts = basic_auth_files(dir.path(), "alice=s3cret\n");
+    let worker = worker_properties(dir.path(), port, 1000);
+    with_lines(
+        &worker,
+        &format!("rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\nadmin.listeners=http://127.0.0.1:{admin}\n"),
+    );
+    let ferry = Ferry::start_with_env(dir.path(), port, &worker, &[], &[("KAFKA_OPTS", &opts)]);
+    wait_until(
+        "the admin listener answers",
+        Duration::from_secs(30),
+        || http_status(admin, "/admin/loggers") != 0,
+    );
+    assert_eq!(http_status(admin, "/admin/loggers"), 401);
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", admin)).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        stream,
+        "GET /admin/loggers HTTP/1.0\r\nHost: localhost\r\nAuthorization: {}\r\n\r\n",
+        basic("alice:s3cret")
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(
+        response.starts_with("HTTP/1.1 200") || response.starts_with("HTTP/1.0 200"),
+        "{response}"
+    );
+    ferry.stop();
+}

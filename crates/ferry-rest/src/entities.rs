@@ -62,10 +62,12 @@ pub(crate) fn config_key(key: &ConfigKey) -> Value {
         "importance": key.importance.java_name(),
         "documentation": key.documentation,
         "group": key.group,
+        // "order" until Kafka 4.2: 4.3 made ConfigKeyInfo a record, which Jackson writes under
+        // its component's name.
+        "order_in_group": key.order_in_group,
         "width": key.width.java_name(),
         "display_name": key.display_name,
         "dependents": key.dependents,
-        "order": key.order_in_group,
     })
 }
 

@@ -195,7 +195,7 @@ async fn invalid_configs_name_every_problem_and_store_nothing() {
         (status, body["message"].clone()),
         (
             StatusCode::BAD_REQUEST,
-            json!("Connector config {name=n, tasks.max=1} contains no connector type")
+            json!("Connector config contains no connector type")
         )
     );
     let (status, body) = w

@@ -49,7 +49,7 @@ async fn plugin_config_definitions() {
         body[1],
         json!({"name": "topic", "type": "STRING", "required": true, "default_value": null, "importance": "HIGH",
                "documentation": "The topic to publish data to", "group": null, "width": "NONE",
-               "display_name": "topic", "dependents": [], "order": -1})
+               "display_name": "topic", "dependents": [], "order_in_group": -1})
     );
     assert_eq!(body[2]["default_value"], "2000");
     assert!(body

@@ -30,31 +30,53 @@ pub struct ConfigInfos {
     pub configs: Vec<ConfigInfo>,
 }
 
-/// Java's `Map.toString()` form of a config, used in one of its messages.
-fn map_text(config: &ConfigMap) -> String {
-    let entries: Vec<String> = config.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{{{}}}", entries.join(", "))
-}
-
-/// Validates `config` and reports every key, with the connector's kind.
-/// Validates `config` with its provider variables resolved, as Java does, and answers the
-/// values as submitted: a resolved secret never reaches the answer.
+/// Validates `config` and reports every key, with the connector's kind, as Kafka 4.4 does: a
+/// connector's own `config.providers*` keys are dropped first (only the worker's providers
+/// resolve variables), validation sees the resolved values, and a key whose value a provider
+/// replaced answers the value as submitted, no recommended values, and, if it failed, one
+/// generic error: neither a resolved secret nor an error quoting it reaches the answer.
 pub fn config_infos(
     registry: &Registry,
     config: &ConfigMap,
 ) -> Result<(ConfigInfos, PluginKind), HerderError> {
+    let config = without_connector_config_providers(config);
     if registry.config_transformer.is_none() {
-        return resolved_config_infos(registry, config);
+        return resolved_config_infos(registry, &config);
     }
-    let (mut infos, kind) = resolved_config_infos(registry, &registry.resolve(config))?;
+    let resolved = registry.resolve(&config);
+    let (mut infos, kind) = resolved_config_infos(registry, &resolved)?;
     for value in infos.configs.iter_mut().filter_map(|c| c.value.as_mut()) {
-        if let Some(raw) = config.get(&value.name) {
-            if crate::config::providers::has_variables(raw) {
-                value.value = Some(raw.clone());
+        let Some(raw) = config.get(&value.name) else {
+            continue;
+        };
+        if resolved.get(&value.name).is_some_and(|r| r != raw) {
+            value.value = Some(raw.clone());
+            value.recommended_values.clear();
+            if !value.errors.is_empty() {
+                value.errors = vec![format!(
+                    "Invalid value for configuration '{}': the value resolved from the config provider reference failed validation",
+                    value.name
+                )];
             }
         }
     }
+    infos.error_count = infos
+        .configs
+        .iter()
+        .filter_map(|c| c.value.as_ref())
+        .map(|v| v.errors.len())
+        .sum();
     Ok((infos, kind))
+}
+
+/// The config without `config.providers` and `config.providers.*`, which Kafka 4.4 ignores in a
+/// connector's config (a connector must not bring its own providers).
+fn without_connector_config_providers(config: &ConfigMap) -> ConfigMap {
+    config
+        .iter()
+        .filter(|(k, _)| *k != "config.providers" && !k.starts_with("config.providers."))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 fn resolved_config_infos(
@@ -66,10 +88,7 @@ fn resolved_config_infos(
         .map(|c| c.trim().to_owned())
         .filter(|c| !c.is_empty())
         .ok_or_else(|| {
-            HerderError::BadRequest(format!(
-                "Connector config {} contains no connector type",
-                map_text(config)
-            ))
+            HerderError::BadRequest("Connector config contains no connector type".into())
         })?;
     let plugin = registry.connector(&class).ok_or_else(|| {
         let names: Vec<&str> = registry.connectors.iter().map(|p| p.class_name.as_str()).collect();
@@ -379,6 +398,64 @@ mod tests {
     }
 
     #[test]
+    fn values_from_providers_are_redacted_and_a_connector_brings_no_providers_of_its_own() {
+        use crate::config::providers::{ConfigTransformer, ENV_PROVIDER};
+        std::env::set_var("FERRY_VALIDATE_REDACT_TASKS", "s3cret-many");
+        std::env::set_var("FERRY_VALIDATE_REDACT_TOPIC", "redacted-topic");
+        let mut r = Registry::builtin();
+        r.config_transformer = ConfigTransformer::from_worker_props(&props(&[
+            ("config.providers", "env"),
+            ("config.providers.env.class", ENV_PROVIDER),
+        ]))
+        .unwrap()
+        .map(std::sync::Arc::new);
+        let (infos, _) = config_infos(
+            &r,
+            &props(&[
+                ("connector.class", "FileStreamSource"),
+                ("tasks.max", "${env:FERRY_VALIDATE_REDACT_TASKS}"),
+                ("topic", "${env:FERRY_VALIDATE_REDACT_TOPIC}"),
+                // Ignored in a connector's config since Kafka 4.4: `own` never resolves.
+                ("config.providers", "own"),
+                ("config.providers.own.class", ENV_PROVIDER),
+                ("file", "${own:HOME}"),
+            ]),
+        )
+        .unwrap();
+        let value = |name: &str| {
+            infos
+                .configs
+                .iter()
+                .filter_map(|c| c.value.as_ref())
+                .find(|v| v.name == name)
+                .unwrap_or_else(|| panic!("{name}"))
+                .clone()
+        };
+        let tasks = value("tasks.max");
+        assert_eq!(
+            tasks.value.as_deref(),
+            Some("${env:FERRY_VALIDATE_REDACT_TASKS}")
+        );
+        assert_eq!(
+            tasks.errors,
+            vec!["Invalid value for configuration 'tasks.max': the value resolved from the config provider reference failed validation"]
+        );
+        let topic = value("topic");
+        assert_eq!(
+            topic.value.as_deref(),
+            Some("${env:FERRY_VALIDATE_REDACT_TOPIC}")
+        );
+        assert!(topic.errors.is_empty(), "{:?}", topic.errors);
+        assert_eq!(value("file").value.as_deref(), Some("${own:HOME}"));
+        assert_eq!(infos.error_count, 1);
+        let text = format!("{infos:?}");
+        assert!(
+            !text.contains("s3cret") && !text.contains("redacted-topic"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn names_every_bad_key() {
         let r = Registry::builtin();
         let err = validate_connector_config(
@@ -426,7 +503,7 @@ mod tests {
             validate_connector_config(&Registry::builtin(), &props(&[("name", "s")])).unwrap_err();
         assert_eq!(
             err,
-            HerderError::BadRequest("Connector config {name=s} contains no connector type".into())
+            HerderError::BadRequest("Connector config contains no connector type".into())
         );
     }
 
