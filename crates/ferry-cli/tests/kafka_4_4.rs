@@ -4,37 +4,18 @@
 
 mod support;
 
-use std::process::Command;
 use std::time::Duration;
 
 use ferry_kafka::rdkafka::ClientConfig;
 use support::*;
 
-/// `ferry distributed` expected to stop at start-up; its stderr and log.
-fn distributed_fails(dir: &std::path::Path, worker: &std::path::Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_ferry"))
-        .arg("distributed")
-        .arg(worker)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(!out.status.success(), "ferry should have failed to start");
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 fn topic_exists(topic: &str) -> bool {
     let mut config = ClientConfig::new();
     config.set("bootstrap.servers", bootstrap());
-    let admin = ferry_kafka::admin::Admin::new(&config).unwrap();
-    admin
-        .partition_count(topic, Duration::from_secs(10))
+    ferry_kafka::admin::Admin::new(&config)
         .unwrap()
-        .is_some()
+        .topic_exists(topic)
+        .unwrap()
 }
 
 #[test]
@@ -47,7 +28,7 @@ fn internal_topics_are_not_created_when_automatic_creation_is_off() {
         &cluster,
         "internal.topics.automatic.creation.enable=false\n",
     );
-    let out = distributed_fails(dir.path(), &worker);
+    let out = start_fails_in("distributed", dir.path(), &worker, &[]);
     assert!(
         out.contains(&format!("Topic '{cluster}-offsets' specified via the 'offset.storage.topic' property is missing. The config 'internal.topics.automatic.creation.enable' is set to 'false', so automatic creation of internal topics is disabled. Either enable automatic creation or create the topics manually.")),
         "{out}"
@@ -61,7 +42,11 @@ fn internal_topics_are_not_created_when_automatic_creation_is_off() {
 
     // Created by hand (compacted, as Connect needs them), the same worker starts and runs.
     for (suffix, partitions) in [("configs", 1), ("offsets", 5), ("status", 3)] {
-        create_compacted_topic(&format!("{cluster}-{suffix}"), partitions);
+        create_topic_with(
+            &format!("{cluster}-{suffix}"),
+            partitions,
+            &[("cleanup.policy", "compact")],
+        );
     }
     let ferry = Ferry::distributed(dir.path(), port, &worker);
     let input = dir.path().join("in.txt");
@@ -81,23 +66,6 @@ fn internal_topics_are_not_created_when_automatic_creation_is_off() {
         topic_records(&topic) >= 10
     });
     ferry.stop();
-}
-
-fn create_compacted_topic(topic: &str, partitions: i32) {
-    let mut config = ClientConfig::new();
-    config.set("bootstrap.servers", bootstrap());
-    let admin = ferry_kafka::admin::Admin::new(&config).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
-        name: topic.to_owned(),
-        partitions,
-        replication_factor: 1,
-        configs: vec![("cleanup.policy".to_owned(), "compact".to_owned())],
-    }))
-    .unwrap();
 }
 
 /// Kafka 4.2 dropped `bootstrap.servers`'s default of localhost:9092.

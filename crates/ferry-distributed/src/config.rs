@@ -224,6 +224,11 @@ impl DistributedConfig {
                 "The value {resolve_timeout} for the {BOOTSTRAP_RESOLVE_TIMEOUT_MS} property will be ignored as Kafka Connect does not support asynchronous bootstrap resolution. The value 0 will be used instead."
             );
         }
+        if props.contains_key(METADATA_CLUSTER_CHECK) && parsed.boolean(METADATA_CLUSTER_CHECK)? {
+            tracing::warn!(
+                "{METADATA_CLUSTER_CHECK}=true has no effect: Ferry's clients do not send the cluster and node ids with which a Kafka 4.4 broker refuses a misrouted connection"
+            );
+        }
         let max_idle = parsed.long(CONNECTIONS_MAX_IDLE_MS)?;
         let rebalance_timeout = int(REBALANCE_TIMEOUT_MS)?;
         if max_idle >= 0 && max_idle < rebalance_timeout {

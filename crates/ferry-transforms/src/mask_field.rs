@@ -127,12 +127,8 @@ fn masked(cfg: &MaskConfig, schema: Option<&Schema>, value: &Value) -> Result<Va
 impl Transformation for MaskField {
     fn configure(&mut self, configs: &ConfigMap) -> ferry_api::error::Result<()> {
         let parsed = self.config_def().parse(configs)?;
-        let mut fields: Vec<String> = Vec::new();
-        for f in parsed.list(FIELDS_CONFIG)? {
-            if !fields.contains(&f) {
-                fields.push(f);
-            }
-        }
+        // Without repeats: parsing a distinct list drops them.
+        let fields = parsed.list(FIELDS_CONFIG)?;
         self.config = Some(MaskConfig {
             fields,
             replacement: parsed.string(REPLACEMENT_CONFIG)?,

@@ -82,10 +82,8 @@ impl ValueToKey {
     fn schemaless_key(&self, value: &Value) -> Result<Value, ConnectError> {
         require_map(value, PURPOSE)?;
         let mut key: Vec<(Value, Value)> = Vec::with_capacity(self.fields.len());
+        // `fields` holds no repeats: parsing its config dropped them.
         for (name, path) in self.fields.iter().zip(&self.paths) {
-            if key.iter().any(|(k, _)| k.as_str() == Some(name.as_str())) {
-                continue;
-            }
             let field_value = path.value_from_map(value)?.clone();
             key.push((Value::from(name.as_str()), field_value));
         }

@@ -546,8 +546,13 @@ fn java_worker(mode: &str, dir: &Path, port: u16, props: &Path, connectors: &[Pa
 
 /// Runs `ferry standalone` expecting it to fail at start-up; returns its stderr.
 pub fn start_fails(dir: &Path, worker: &Path, connectors: &[PathBuf]) -> String {
+    start_fails_in("standalone", dir, worker, connectors)
+}
+
+/// Runs `ferry <mode>` expecting it to fail at start-up; returns its stderr.
+pub fn start_fails_in(mode: &str, dir: &Path, worker: &Path, connectors: &[PathBuf]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_ferry"))
-        .arg("standalone")
+        .arg(mode)
         .arg(worker)
         .args(connectors)
         .current_dir(dir)
@@ -571,6 +576,11 @@ pub fn topic_records(topic: &str) -> i64 {
 
 /// Creates a topic with `partitions` partitions and replication factor 1.
 pub fn create_topic(topic: &str, partitions: i32) {
+    create_topic_with(topic, partitions, &[]);
+}
+
+/// Creates a topic with `partitions` partitions, replication factor 1 and topic `configs`.
+pub fn create_topic_with(topic: &str, partitions: i32, configs: &[(&str, &str)]) {
     let mut config = ClientConfig::new();
     config.set("bootstrap.servers", bootstrap());
     let admin = Admin::new(&config).unwrap();
@@ -578,12 +588,17 @@ pub fn create_topic(topic: &str, partitions: i32) {
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
-        name: topic.to_owned(),
-        partitions,
-        replication_factor: 1,
-        configs: vec![],
-    }))
+    rt.block_on(
+        admin.create_topic(&ferry_kafka::admin::TopicSpec {
+            name: topic.to_owned(),
+            partitions,
+            replication_factor: 1,
+            configs: configs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        }),
+    )
     .unwrap();
 }
 

@@ -60,13 +60,16 @@ pub fn config_infos(
             }
         }
     }
-    infos.error_count = infos
-        .configs
+    infos.error_count = error_count(&infos.configs);
+    Ok((infos, kind))
+}
+
+fn error_count(configs: &[ConfigInfo]) -> usize {
+    configs
         .iter()
         .filter_map(|c| c.value.as_ref())
         .map(|v| v.errors.len())
-        .sum();
-    Ok((infos, kind))
+        .sum()
 }
 
 /// The config without `config.providers` and `config.providers.*`, which Kafka 4.4 ignores in a
@@ -213,14 +216,9 @@ fn resolved_config_infos(
             groups.push(group);
         }
     }
-    let error_count = configs
-        .iter()
-        .filter_map(|c| c.value.as_ref())
-        .map(|v| v.errors.len())
-        .sum();
     let infos = ConfigInfos {
         name: config.get(CONNECTOR_CLASS).cloned().unwrap_or_default(),
-        error_count,
+        error_count: error_count(&configs),
         groups,
         configs,
     };
@@ -412,6 +410,7 @@ mod tests {
         let (infos, _) = config_infos(
             &r,
             &props(&[
+                ("name", "src"),
                 ("connector.class", "FileStreamSource"),
                 ("tasks.max", "${env:FERRY_VALIDATE_REDACT_TASKS}"),
                 ("topic", "${env:FERRY_VALIDATE_REDACT_TOPIC}"),
@@ -447,7 +446,14 @@ mod tests {
         );
         assert!(topic.errors.is_empty(), "{:?}", topic.errors);
         assert_eq!(value("file").value.as_deref(), Some("${own:HOME}"));
-        assert_eq!(infos.error_count, 1);
+        let errors: Vec<_> = infos
+            .configs
+            .iter()
+            .filter_map(|c| c.value.as_ref())
+            .filter(|v| !v.errors.is_empty())
+            .map(|v| (v.name.clone(), v.errors.clone()))
+            .collect();
+        assert_eq!(infos.error_count, 1, "{errors:?}");
         let text = format!("{infos:?}");
         assert!(
             !text.contains("s3cret") && !text.contains("redacted-topic"),
