@@ -35,8 +35,16 @@ impl Startups {
     }
 }
 
+/// The worker's `app-info` MBean, which Kafka 4.2 (KIP-1120) tags with the worker id.
+struct AppInfo {
+    client_id: String,
+    start_unix_seconds: f64,
+}
+
 #[derive(Default)]
 pub struct ConnectMetrics {
+    /// Absent for metrics of no worker (tests).
+    app_info: Option<AppInfo>,
     connector_startups: Startups,
     task_startups: Startups,
     /// Automatic restarts Ferry made (beyond Java's metrics).
@@ -56,6 +64,20 @@ fn state_name(state: State) -> String {
 }
 
 impl ConnectMetrics {
+    /// The metrics of the worker `worker_id`, started now.
+    pub fn for_worker(worker_id: &str) -> Self {
+        let start_unix_seconds = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        ConnectMetrics {
+            app_info: Some(AppInfo {
+                client_id: worker_id.to_owned(),
+                start_unix_seconds,
+            }),
+            ..Self::default()
+        }
+    }
+
     pub fn connector_started(&self, name: &str, info: Option<ConnectorInfo>) {
         self.connector_startups.record(info.is_some());
         if let Some(info) = info {
@@ -100,6 +122,7 @@ impl ConnectMetrics {
             .iter()
             .map(|(id, m)| (id.clone(), m.clone()))
             .collect();
+        self.render_app_info(&mut out);
         self.render_worker(&mut out, connectors.len(), tasks.len());
         render_connectors(&mut out, &connectors, status);
         render_connector_task_counts(&mut out, &tasks, status);
@@ -110,6 +133,28 @@ impl ConnectMetrics {
             group.render(&mut out);
         }
         out.render()
+    }
+
+    fn render_app_info(&self, out: &mut Exposition) {
+        if let Some(info) = &self.app_info {
+            let client = || vec![("clientid", jmx_value(&info.client_id))];
+            out.sample(
+                "kafka_connect_start_time_seconds".to_owned(),
+                Kind::Gauge,
+                "app-info start-time-ms",
+                client(),
+                info.start_unix_seconds,
+            );
+            let mut labels = client();
+            labels.push(("version", crate::KAFKA_CONNECT_VERSION.to_owned()));
+            out.sample(
+                "kafka_connect_version".to_owned(),
+                Kind::Untyped,
+                "app-info version",
+                labels,
+                1.0,
+            );
+        }
     }
 
     fn render_worker(&self, out: &mut Exposition, connectors: usize, tasks: usize) {
@@ -370,5 +415,32 @@ fn render_active_count(out: &mut Exposition, id: &TaskId, m: &TaskMetrics) {
             ],
             value,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::MemoryStatusStore;
+
+    /// Kafka 4.2 (KIP-1120) tags the worker's app-info with its id, which the JMX exporter then
+    /// shows as `kafka_connect_version` and `kafka_connect_start_time_seconds`.
+    #[test]
+    fn the_worker_s_app_info_carries_its_id() {
+        let text =
+            ConnectMetrics::for_worker("127.0.0.1:8083").render(&MemoryStatusStore::default());
+        let version = format!(
+            "kafka_connect_version{{clientid=\"\\\"127.0.0.1:8083\\\"\",version=\"{}\"}} 1",
+            crate::KAFKA_CONNECT_VERSION
+        );
+        assert!(text.contains(&version), "{version} in {text}");
+        assert!(
+            text.contains(
+                "kafka_connect_start_time_seconds{clientid=\"\\\"127.0.0.1:8083\\\"\"} 1"
+            ),
+            "{text}"
+        );
+        let none = ConnectMetrics::default().render(&MemoryStatusStore::default());
+        assert!(!none.contains("kafka_connect_version"), "{none}");
     }
 }

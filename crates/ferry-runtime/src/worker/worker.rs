@@ -186,6 +186,7 @@ impl Worker {
                 None
             });
         let (restart_tx, restart_rx) = mpsc::unbounded_channel();
+        let metrics = Arc::new(ConnectMetrics::for_worker(&worker_id));
         Worker {
             auto_restart,
             connector_restart,
@@ -202,7 +203,7 @@ impl Worker {
             tasks: Mutex::default(),
             shutdown,
             reconfigure,
-            metrics: Arc::default(),
+            metrics,
             clients: Arc::new(KafkaClients),
             offset_topics: None,
         }
