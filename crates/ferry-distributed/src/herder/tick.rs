@@ -259,9 +259,22 @@ impl Tick {
                     rebalance = true;
                     changed_connectors.remove(&name);
                     // Deleted work stops at once; the rebalance takes it away formally.
+                    let ran_here = {
+                        let view = herder.view();
+                        view.running.connectors.contains(&name)
+                            || view.running.tasks.iter().any(|id| id.connector == name)
+                    };
                     herder.stop_tasks_of(&BTreeSet::from([name.clone()])).await;
                     herder.stop_connector_here(&name);
                     herder.worker.forget_connector(&name);
+                    // As Java's revocation does: the worker that ran the deleted work resets its
+                    // active topics once it has stopped (before, a task could record them again),
+                    // so a GET soon after the delete no longer lists them. The leader's
+                    // housekeeping covers work nobody was running.
+                    if ran_here && herder.config.worker.topic_tracking {
+                        herder.statuses.reset_topics(&name);
+                        herder.statuses.flush();
+                    }
                 }
                 ConfigEvent::TaskConfigsUpdated(ids) => {
                     rebalance = true;

@@ -377,3 +377,43 @@ async fn a_restart_of_a_task_given_away_in_the_round_it_waited_for_names_its_new
     }
     worker.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_a_connector_resets_its_active_topics_before_the_rebalance() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topics, group) = (Topics::new(), FakeGroup::new(LEADER));
+    let worker = TestWorker::start(&topics, &group).await;
+    worker.create_sink(dir.path(), "sink", 1).await;
+    // What the sink task records when it first reads "lines".
+    worker
+        .herder
+        .statuses
+        .put_topic(ferry_runtime::status::TopicStatus {
+            topic: "lines".to_owned(),
+            connector: "sink".to_owned(),
+            task: 0,
+            discover_timestamp: 1,
+        });
+    let key = "status-topic-lines:connector-sink";
+    let tombstoned = || {
+        topics
+            .statuses
+            .records()
+            .iter()
+            .any(|r| r.key.as_deref() == Some(key.as_bytes()) && r.value.is_none())
+    };
+    assert!(!tombstoned());
+
+    // The rebalance the deletion asks for is held: the leader's housekeeping after it cannot be
+    // what resets the topic.
+    group.hold();
+    worker
+        .herder
+        .delete_connector("sink")
+        .await
+        .expect("deleted");
+    until("the topic's tombstone in the status topic", tombstoned).await;
+    assert!(worker.herder.statuses.topics("sink").is_empty());
+    group.release();
+    worker.stop().await;
+}
