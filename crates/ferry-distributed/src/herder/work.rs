@@ -23,11 +23,9 @@ impl DistributedHerder {
         };
         let target = Self::target_of(snapshot, name);
         self.view().running.connectors.insert(name.to_owned());
-        if self.worker.start_connector(name, config, target).is_ok()
-            && target == TargetState::Started
-        {
-            let _ = self.reconfigure.send(name.to_owned());
-        }
+        // The worker asks for task configs once the start returned (a start that hangs holds
+        // only the connector's thread, never this loop).
+        let _ = self.worker.start_connector(name, config, target);
     }
 
     pub(crate) fn start_task_here(&self, snapshot: &ClusterConfigSnapshot, id: &TaskId) {
@@ -233,7 +231,7 @@ impl DistributedHerder {
         let Some(config) = snapshot.connector_config(name).cloned() else {
             return Ok(());
         };
-        if !self.worker.is_connector_running(name)
+        if !self.worker.is_connector_started(name)
             || Self::target_of(&snapshot, name) != TargetState::Started
         {
             return Ok(());
@@ -241,6 +239,7 @@ impl DistributedHerder {
         let configs = self
             .worker
             .task_configs(name, &ConnectorConfig::from_stored(&config))
+            .await
             .map_err(|e| e.to_string())?;
         let current: Vec<_> = snapshot
             .tasks(name)

@@ -24,7 +24,7 @@ use crate::herder::{
 };
 use crate::plugins::Registry;
 use crate::status::TaskId;
-use crate::worker::{TargetState, Worker};
+use crate::worker::{TargetState, Worker, SLOW_CALL_NOTICE};
 
 /// One request for the loop: it takes the loop's state and gives it back when done.
 type Job = Box<dyn FnOnce(Core) -> BoxFuture<'static, Core> + Send>;
@@ -195,13 +195,27 @@ impl Herder for StandaloneHerder {
         config.insert("name".to_owned(), name.to_owned());
         let kind = validate_connector_config(self.worker.registry(), &config)?;
         let name = name.to_owned();
+        let owned = name.clone();
+        let (written, started) = self
+            .call(move |mut core| async move {
+                let put = core
+                    .put(&owned, config, kind, allow_replace, initial_state)
+                    .await;
+                (core, put)
+            })
+            .await??;
+        // As Java, the answer waits for the connector's start and its first task configs, but
+        // outside the loop: a start that hangs delays only this answer, and only for so long.
+        if let Some(started) = started {
+            let _ = started.outcome(SLOW_CALL_NOTICE).await;
+        }
         self.call(move |mut core| async move {
-            let put = core
-                .put(&name, config, kind, allow_replace, initial_state)
-                .await;
-            (core, put)
+            core.reconfigure(&name).await;
+            let info = core.entry(&name).map(|e| Core::info(&name, e));
+            (core, info)
         })
         .await?
+        .map(|info| (written, info))
     }
 
     async fn patch_connector_config(

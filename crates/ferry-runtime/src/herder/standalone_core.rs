@@ -14,7 +14,7 @@ use crate::herder::status_view::restart_plan;
 use crate::herder::{ConnectorInfo, ConnectorStateInfo, HerderError, RestartRequest, Written};
 use crate::plugins::PluginKind;
 use crate::status::{State, Status, TaskId};
-use crate::worker::{TargetState, Worker};
+use crate::worker::{StartWait, TargetState, Worker, SLOW_CALL_NOTICE};
 
 pub(super) struct ConnectorEntry {
     pub config: ConfigMap,
@@ -59,11 +59,11 @@ impl Core {
     /// Only a started connector is asked, as in Java: one created paused, or paused straight
     /// from STOPPED, has no tasks until it is resumed.
     async fn update_tasks(&self, name: &str, entry: &mut ConnectorEntry) {
-        if entry.target != TargetState::Started || !self.worker.is_connector_running(name) {
+        if entry.target != TargetState::Started || !self.worker.is_connector_started(name) {
             return;
         }
         let connector = ConnectorConfig::from_stored(&entry.config);
-        let configs = match self.worker.task_configs(name, &connector) {
+        let configs = match self.worker.task_configs(name, &connector).await {
             Ok(c) => c,
             Err(error) => {
                 tracing::error!(connector = %name, %error, "Failed to generate task configs");
@@ -123,15 +123,12 @@ impl Core {
         self.worker.stop_tasks(&ids).await;
     }
 
-    /// (Re)starts the connector object in its target state and, if it started, its tasks.
-    async fn start(&self, name: &str, entry: &mut ConnectorEntry) {
-        if self
-            .worker
+    /// (Re)starts the connector object in its target state; once its start returns, the
+    /// worker asks the loop for its task configs (a start that hangs holds only its thread).
+    fn start(&self, name: &str, entry: &ConnectorEntry) -> Option<StartWait> {
+        self.worker
             .start_connector(name, &entry.config, entry.target)
-            .is_ok()
-        {
-            self.update_tasks(name, entry).await;
-        }
+            .ok()
     }
 
     /// Creates or replaces a connector whose config was validated.
@@ -142,7 +139,7 @@ impl Core {
         kind: PluginKind,
         allow_replace: bool,
         initial_state: TargetState,
-    ) -> Result<(Written, ConnectorInfo), HerderError> {
+    ) -> Result<(Written, Option<StartWait>), HerderError> {
         let (written, target, task_configs) = match self.connectors.get(name) {
             Some(_) if !allow_replace => {
                 return Err(HerderError::AlreadyExists(format!(
@@ -162,16 +159,15 @@ impl Core {
             }
             None => (Written::Created, initial_state, Vec::new()),
         };
-        let mut entry = ConnectorEntry {
+        let entry = ConnectorEntry {
             config,
             kind,
             target,
             task_configs,
         };
-        self.start(name, &mut entry).await;
-        let info = Self::info(name, &entry);
+        let started = self.start(name, &entry);
         self.connectors.insert(name.to_owned(), entry);
-        Ok((written, info))
+        Ok((written, started))
     }
 
     pub async fn delete(&mut self, name: &str) -> Result<(), HerderError> {
@@ -200,7 +196,7 @@ impl Core {
             (a, b) if a == b => {}
             (TargetState::Stopped, _) => {
                 self.worker.stop_connector(name);
-                self.start(name, &mut entry).await;
+                self.start(name, &entry);
             }
             (_, TargetState::Stopped) => {
                 self.stop_tasks(name).await;
@@ -230,10 +226,16 @@ impl Core {
             .remove(name)
             .ok_or_else(|| not_found(name))?;
         self.worker.stop_connector(name);
-        let started = self
+        let started = match self
             .worker
             .start_connector(name, &entry.config, entry.target)
-            .map_err(|e| HerderError::Internal(format!("Failed to start connector: {name}: {e}")));
+        {
+            Err(e) => Err(e.to_string()),
+            // As Java's restart answers the start's outcome; one still starting after the
+            // notice deadline answers success, and its tasks follow once it returns.
+            Ok(wait) => wait.outcome(SLOW_CALL_NOTICE).await.unwrap_or(Ok(())),
+        }
+        .map_err(|e| HerderError::Internal(format!("Failed to start connector: {name}: {e}")));
         if started.is_ok() {
             self.update_tasks(name, &mut entry).await;
         }

@@ -2,6 +2,7 @@
 
 pub mod auto_restart;
 mod clients;
+mod connector_thread;
 mod converters;
 pub mod exactly_once;
 #[cfg(any(test, feature = "test-support"))]
@@ -18,4 +19,4 @@ pub mod transformation_chain;
 mod worker;
 
 pub use task_context::TargetState;
-pub use worker::{ConnectorRuntimeError, Worker};
+pub use worker::{ConnectorRuntimeError, StartWait, Worker, SLOW_CALL_NOTICE};

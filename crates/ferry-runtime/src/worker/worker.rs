@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use ferry_api::connector::{AnyConnector, ConnectorContext};
 use ferry_api::{ConfigMap, ConnectError};
@@ -22,6 +24,7 @@ use crate::storage::connector_offsets::{ConnectorOffsetStore, OffsetTopics};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
 use crate::worker::auto_restart::{RestartPolicy, RestartTarget, RestartTracker};
 use crate::worker::clients::{ClientFactory, KafkaClients};
+use crate::worker::connector_thread::{panic_message, ConnectorThread};
 use crate::worker::converters::task_converters;
 use crate::worker::exactly_once::ExactlyOnce;
 use crate::worker::task_context::{TargetState, TaskContext};
@@ -41,8 +44,16 @@ pub enum ConnectorRuntimeError {
 }
 
 struct RunningConnector {
-    instance: AnyConnector,
+    thread: ConnectorThread,
+    /// Tells this start from a later one of the same name.
+    instance: u64,
+    /// Set once `start` returned successfully (task configs are asked only then).
+    started: Arc<AtomicBool>,
 }
+
+/// After this long a lifecycle call that has not returned is reported in the connector's
+/// status, so a user sees what it waits on.
+pub const SLOW_CALL_NOTICE: Duration = Duration::from_secs(5);
 
 struct RunningTask {
     cancel: CancellationToken,
@@ -55,7 +66,8 @@ pub struct Worker {
     registry: Arc<Registry>,
     offsets: Arc<dyn OffsetBackingStore>,
     status: Arc<dyn StatusStore>,
-    connectors: Mutex<HashMap<String, RunningConnector>>,
+    connectors: Arc<Mutex<HashMap<String, RunningConnector>>>,
+    next_instance: AtomicU64,
     /// Target states outlive connector instances, so tasks keep following them across a
     /// restart of their connector; removed when the connector is forgotten.
     targets: Mutex<HashMap<String, watch::Sender<TargetState>>>,
@@ -116,6 +128,128 @@ impl ConnectorContext for WorkerConnectorContext {
                 store: self.offsets.clone(),
             }) as Arc<dyn OffsetStorageReader>
         })
+    }
+}
+
+/// What becomes of a connector once its `start` returns: its status and metrics, and a request
+/// for task configs when it runs. Skipped for an instance stopped or replaced meanwhile.
+#[derive(Clone)]
+struct StartOutcome {
+    name: String,
+    instance: u64,
+    target: TargetState,
+    info: ConnectorInfo,
+    started: Arc<AtomicBool>,
+    connectors: Arc<Mutex<HashMap<String, RunningConnector>>>,
+    status: Arc<dyn StatusStore>,
+    worker_id: String,
+    metrics: Arc<ConnectMetrics>,
+    restart_tracker: Arc<RestartTracker>,
+    restart: Option<RestartHandle>,
+    reconfigure: mpsc::UnboundedSender<String>,
+    done: Arc<AtomicBool>,
+    reported: Arc<watch::Sender<Option<Result<(), String>>>>,
+}
+
+/// How a connector's start went, for whoever waits on it.
+pub struct StartWait(watch::Receiver<Option<Result<(), String>>>);
+
+impl StartWait {
+    /// The start's outcome, or `None` if it has not returned within `timeout`.
+    pub async fn outcome(mut self, timeout: Duration) -> Option<Result<(), String>> {
+        let waited = tokio::time::timeout(timeout, self.0.wait_for(Option::is_some)).await;
+        match waited {
+            Ok(Ok(outcome)) => outcome.clone(),
+            // The connector was dropped before reporting (stopped while starting).
+            Ok(Err(_)) => Some(Err("The connector was stopped while starting".to_owned())),
+            Err(_) => None,
+        }
+    }
+}
+
+impl StartOutcome {
+    fn current(&self) -> bool {
+        lock(&self.connectors)
+            .get(&self.name)
+            .is_some_and(|r| r.instance == self.instance)
+    }
+
+    fn put_status(&self, state: State, trace: Option<String>) {
+        self.status.put_connector(
+            &self.name,
+            Status {
+                state,
+                trace,
+                worker_id: self.worker_id.clone(),
+                generation: 0,
+            },
+        );
+    }
+
+    fn finish(&self, result: Result<(), ConnectError>) {
+        self.done.store(true, Ordering::Release);
+        self.reported
+            .send_replace(Some(result.as_ref().map(|_| ()).map_err(|e| e.to_string())));
+        if !self.current() {
+            tracing::info!(connector = %self.name, "A connector stopped while starting has returned from start");
+            return;
+        }
+        match result {
+            Err(e) => {
+                tracing::error!(connector = %self.name, error = %e, "Failed to start connector");
+                lock(&self.connectors).remove(&self.name);
+                self.put_status(State::Failed, Some(e.trace()));
+                self.metrics.connector_started(&self.name, None);
+                schedule_restart(
+                    self.restart.clone(),
+                    RestartTarget::Connector(self.name.clone()),
+                );
+            }
+            Ok(()) => {
+                self.metrics
+                    .connector_started(&self.name, Some(self.info.clone()));
+                let state = match self.target {
+                    TargetState::Started => State::Running,
+                    TargetState::Paused => State::Paused,
+                    TargetState::Stopped => State::Stopped,
+                };
+                tracing::info!(connector = %self.name, state = %state, "Connector started");
+                self.restart_tracker
+                    .started(&RestartTarget::Connector(self.name.clone()));
+                self.put_status(state, None);
+                self.started.store(true, Ordering::Release);
+                if self.target != TargetState::Stopped {
+                    let _ = self.reconfigure.send(self.name.clone());
+                }
+            }
+        }
+    }
+
+    /// A start that has not returned after `SLOW_CALL_NOTICE` shows in the connector's status:
+    /// UNASSIGNED (it is not running yet), with a trace naming the call it waits on.
+    fn watch_for_slow_start(&self, shutdown: CancellationToken) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let outcome = self.clone();
+        runtime.spawn(async move {
+            tokio::select! {
+                _ = shutdown.cancelled() => {}
+                _ = tokio::time::sleep(SLOW_CALL_NOTICE) => {
+                    if !outcome.done.load(Ordering::Acquire) && outcome.current() {
+                        let message = format!(
+                            "The connector's start() has not returned after {} ms; the worker is still waiting for it",
+                            SLOW_CALL_NOTICE.as_millis()
+                        );
+                        tracing::warn!(connector = %outcome.name, "{message}");
+                        outcome.put_status(
+                            State::Unassigned,
+                            Some(ConnectError::other(message).trace()),
+                        );
+                    }
+                }
+            }
+        });
     }
 }
 
@@ -198,7 +332,8 @@ impl Worker {
             registry,
             offsets,
             status,
-            connectors: Mutex::default(),
+            connectors: Arc::default(),
+            next_instance: AtomicU64::new(0),
             targets: Mutex::default(),
             tasks: Mutex::default(),
             shutdown,
@@ -331,7 +466,7 @@ impl Worker {
         name: &str,
         props: &ConfigMap,
         target: TargetState,
-    ) -> Result<(), ConnectorRuntimeError> {
+    ) -> Result<StartWait, ConnectorRuntimeError> {
         let span = tracing::info_span!("connector", connector = %name);
         let _entered = span.enter();
         let class = props
@@ -348,7 +483,7 @@ impl Worker {
             );
             return Err(err);
         };
-        let mut instance = (plugin.create)();
+        let instance = (plugin.create)();
         let context = Arc::new(WorkerConnectorContext {
             name: name.to_owned(),
             worker_id: self.worker_id.clone(),
@@ -358,68 +493,90 @@ impl Worker {
             sink: plugin.kind == PluginKind::Sink,
             restart: self.connector_restart_handle(),
         });
-        if target != TargetState::Stopped {
-            // The connector sees its provider variables resolved; stores keep them as written.
-            let resolved = self.registry.resolve(props);
-            let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                instance.as_connector_mut().start(&resolved, context)
-            }))
-            .unwrap_or_else(|p| Err(ConnectError::other(panic_message(&p))));
-            if let Err(e) = started {
-                tracing::error!(error = %e, "Failed to start connector");
-                self.connector_status(name, State::Failed, Some(e.trace()));
-                self.metrics.connector_started(name, None);
-                schedule_restart(
-                    self.connector_restart_handle(),
-                    RestartTarget::Connector(name.to_owned()),
-                );
-                return Err(e.into());
-            }
-        }
-        self.metrics.connector_started(
-            name,
-            Some(ConnectorInfo {
-                class: plugin.class_name.clone(),
-                kind: if plugin.kind == PluginKind::Sink {
-                    "sink"
-                } else {
-                    "source"
-                },
-                version: plugin.version.clone(),
-            }),
-        );
-        let state = match target {
-            TargetState::Started => State::Running,
-            TargetState::Paused => State::Paused,
-            TargetState::Stopped => State::Stopped,
-        };
-        tracing::info!(state = %state, "Connector started");
-        self.restart_tracker
-            .started(&RestartTarget::Connector(name.to_owned()));
-        self.connector_status(name, state, None);
+        let thread = ConnectorThread::spawn(name, instance).map_err(|e| {
+            ConnectError::other(format!("Could not start a thread for the connector: {e}"))
+        })?;
         lock(&self.targets)
             .entry(name.to_owned())
             .and_modify(|t| {
                 t.send_replace(target);
             })
             .or_insert_with(|| watch::channel(target).0);
-        lock(&self.connectors).insert(name.to_owned(), RunningConnector { instance });
-        Ok(())
+        let instance_id = self.next_instance.fetch_add(1, Ordering::Relaxed);
+        let (reported, wait) = watch::channel(None);
+        let started = Arc::new(AtomicBool::new(false));
+        let info = ConnectorInfo {
+            class: plugin.class_name.clone(),
+            kind: if plugin.kind == PluginKind::Sink {
+                "sink"
+            } else {
+                "source"
+            },
+            version: plugin.version.clone(),
+        };
+        let outcome = StartOutcome {
+            name: name.to_owned(),
+            instance: instance_id,
+            target,
+            info,
+            started: started.clone(),
+            connectors: self.connectors.clone(),
+            status: self.status.clone(),
+            worker_id: self.worker_id.clone(),
+            metrics: self.metrics.clone(),
+            restart_tracker: self.restart_tracker.clone(),
+            restart: self.connector_restart_handle(),
+            reconfigure: self.reconfigure.clone(),
+            done: Arc::new(AtomicBool::new(false)),
+            reported: Arc::new(reported),
+        };
+        let then = outcome.clone();
+        if target != TargetState::Stopped {
+            // The connector sees its provider variables resolved; stores keep them as written.
+            let resolved = self.registry.resolve(props);
+            outcome.watch_for_slow_start(self.shutdown.clone());
+            // Inserted first, so the outcome finds its instance here.
+            let jobs = thread.clone();
+            lock(&self.connectors).insert(
+                name.to_owned(),
+                RunningConnector {
+                    thread,
+                    instance: instance_id,
+                    started,
+                },
+            );
+            jobs.start(resolved, context, move |result| then.finish(result));
+        } else {
+            lock(&self.connectors).insert(
+                name.to_owned(),
+                RunningConnector {
+                    thread,
+                    instance: instance_id,
+                    started,
+                },
+            );
+            then.finish(Ok(()));
+        }
+        Ok(StartWait(wait))
     }
 
     /// The task configs a running connector wants, at most its `tasks.max` (Java's
     /// enforcement).
-    pub fn task_configs(
+    pub async fn task_configs(
         &self,
         name: &str,
         connector: &ConnectorConfig,
     ) -> Result<Vec<ConfigMap>, ConnectorRuntimeError> {
         let (connector_props, max_tasks) = (&connector.props, connector.tasks_max);
-        let connectors = lock(&self.connectors);
-        let running = connectors
+        // The answer is awaited without the lock: a connector slow in taskConfigs holds only
+        // its own thread.
+        let thread = lock(&self.connectors)
             .get(name)
+            .filter(|r| r.started.load(Ordering::Acquire))
+            .map(|r| r.thread.clone())
             .ok_or_else(|| ConnectorRuntimeError::NotRunning(name.to_owned()))?;
-        let mut configs = running.instance.as_connector().task_configs(max_tasks)?;
+        let generated = thread.task_configs(max_tasks).await?;
+        let mut configs = generated.configs;
         if configs.len() > max_tasks && connector.tasks_max_enforce {
             return Err(ConnectError::other(format!(
                 "The connector {name} has generated {} tasks, which is greater than {max_tasks}, the maximum number of tasks it is configured to create.",
@@ -427,7 +584,7 @@ impl Worker {
             ))
             .into());
         }
-        let task_class = running.instance.as_connector().task_class().or_else(|| {
+        let task_class = generated.task_class.or_else(|| {
             self.registry
                 .connector(&connector.class)
                 .map(|p| task_class_of(&p.class_name))
@@ -437,7 +594,7 @@ impl Worker {
                 c.insert(TASK_CLASS.to_owned(), task_class.clone());
             }
         }
-        if running.instance.is_sink() {
+        if generated.sink {
             for c in &mut configs {
                 for k in [TOPICS, TOPICS_REGEX] {
                     if let Some(v) = connector_props.get(k) {
@@ -454,15 +611,22 @@ impl Worker {
         Ok(configs)
     }
 
+    /// Stops a connector, waiting for it up to `task.shutdown.graceful.timeout.ms`; one that
+    /// does not stop in time is abandoned on its thread, as Java abandons it.
     pub fn stop_connector(&self, name: &str) {
         let running = lock(&self.connectors).remove(name);
-        if let Some(mut running) = running {
+        if let Some(running) = running {
             let span = tracing::info_span!("connector", connector = %name);
             let _entered = span.enter();
-            if let Err(error) = running.instance.as_connector_mut().stop() {
-                tracing::warn!(%error, "Connector failed while stopping");
+            let timeout = self.config.task_shutdown_timeout;
+            match running.thread.stop(timeout) {
+                Ok(()) => tracing::info!("Connector stopped"),
+                Err(Some(error)) => tracing::warn!(%error, "Connector failed while stopping"),
+                Err(None) => tracing::error!(
+                    timeout_ms = timeout.as_millis() as u64,
+                    "Connector did not stop within the graceful shutdown timeout; abandoning it"
+                ),
             }
-            tracing::info!("Connector stopped");
             self.metrics.connector_stopped(name);
             // As Java's shutdown listener does; in distributed mode the write is conditional, so
             // it never hides the state a new owner reported.
@@ -475,8 +639,17 @@ impl Worker {
         lock(&self.targets).remove(name);
     }
 
+    /// Whether a connector instance is here, started or still starting.
     pub fn is_connector_running(&self, name: &str) -> bool {
         lock(&self.connectors).contains_key(name)
+    }
+
+    /// Whether a connector's `start` has returned successfully here (it can be asked for task
+    /// configs).
+    pub fn is_connector_started(&self, name: &str) -> bool {
+        lock(&self.connectors)
+            .get(name)
+            .is_some_and(|r| r.started.load(Ordering::Acquire))
     }
 
     /// Changes the target state of a connector and its tasks. The state is kept even when only
@@ -747,11 +920,3 @@ fn task_class_of(connector_class: &str) -> String {
 
 /// The key Java adds to every task config.
 pub const TASK_CLASS: &str = "task.class";
-
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
-}
