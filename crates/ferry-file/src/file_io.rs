@@ -172,6 +172,27 @@ impl LineInput {
     }
 }
 
+/// A worker killed inside a write can leave the file's last line cut short; its record was
+/// not committed and comes again, so the next line must not be glued to the fragment.
+fn end_a_torn_line(file: &mut std::fs::File, path: &Path) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(len - 1))?;
+    file.read_exact(&mut last)?;
+    if last[0] != b'\n' {
+        tracing::warn!(
+            file = %path.display(),
+            "The file does not end with a line break (a write cut short by a crash?); starting a new line"
+        );
+        file.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
 /// Lines appended to a file or written to standard output.
 pub(crate) enum LineOutput {
     File(std::io::BufWriter<std::fs::File>),
@@ -192,9 +213,12 @@ impl LineOutput {
         options.create(true).append(true);
         // A missing file will be a regular one; opening a named pipe could wait for a reader.
         if std::fs::metadata(path).map_or(true, |m| m.is_file()) {
+            // Read too, to look at the last byte.
+            let mut file = options.clone().read(true).open(path)?;
+            end_a_torn_line(&mut file, path)?;
             return Ok(LineOutput::File(std::io::BufWriter::with_capacity(
                 BUFFER,
-                options.open(path)?,
+                file,
             )));
         }
         let file = tokio::fs::OpenOptions::from(options).open(path).await?;
@@ -298,6 +322,32 @@ mod tests {
         out.flush().await.unwrap();
         assert_eq!(lines(&mut input).await, ["c\n", "d\n"]);
         assert_eq!(buffer_capacity(&mut input), BUFFER);
+    }
+
+    #[tokio::test]
+    async fn a_line_cut_short_by_a_crash_is_not_glued_to_the_next_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, "line 1\nline 2\nline 3").unwrap();
+        let mut out = LineOutput::append(&path).await.unwrap();
+        out.write_all(b"line 3\n").await.unwrap();
+        out.flush().await.unwrap();
+        drop(out);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "line 1\nline 2\nline 3\nline 3\n"
+        );
+        // A whole file, or an empty one, is appended to as it is.
+        let mut out = LineOutput::append(&path).await.unwrap();
+        out.write_all(b"line 4\n").await.unwrap();
+        out.flush().await.unwrap();
+        let empty = dir.path().join("empty.txt");
+        std::fs::write(&empty, "").unwrap();
+        let mut fresh = LineOutput::append(&empty).await.unwrap();
+        fresh.write_all(b"a\n").await.unwrap();
+        fresh.flush().await.unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with("line 3\nline 4\n"));
+        assert_eq!(std::fs::read_to_string(&empty).unwrap(), "a\n");
     }
 
     #[tokio::test]

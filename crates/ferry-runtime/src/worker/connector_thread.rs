@@ -32,9 +32,13 @@ impl ConnectorThread {
     pub fn spawn(name: &str, instance: AnyConnector) -> std::io::Result<Self> {
         let (jobs, queue) = mpsc::channel::<Job>();
         let span = tracing::info_span!("connector", connector = %name);
+        // What runs after a call (its status, a scheduled restart) spawns onto the worker's
+        // runtime, so the thread works inside it.
+        let runtime = tokio::runtime::Handle::try_current().ok();
         std::thread::Builder::new()
             .name(format!("connector-{name}"))
             .spawn(move || {
+                let _runtime = runtime.as_ref().map(|r| r.enter());
                 let _entered = span.enter();
                 let mut instance = instance;
                 // Ends when the worker drops its handle (after the stop job, or when abandoned).

@@ -188,8 +188,14 @@ impl StartOutcome {
 
     fn finish(&self, result: Result<(), ConnectError>) {
         self.done.store(true, Ordering::Release);
-        self.reported
-            .send_replace(Some(result.as_ref().map(|_| ()).map_err(|e| e.to_string())));
+        let outcome = Some(result.as_ref().map(|_| ()).map_err(|e| e.to_string()));
+        self.apply(result);
+        // Reported last: whoever waits on the start then finds its status and `started` set,
+        // and can ask the connector for task configs straight away.
+        self.reported.send_replace(outcome);
+    }
+
+    fn apply(&self, result: Result<(), ConnectError>) {
         if !self.current() {
             tracing::info!(connector = %self.name, "A connector stopped while starting has returned from start");
             return;
