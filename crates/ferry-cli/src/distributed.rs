@@ -10,8 +10,8 @@ use ferry_runtime::config::files::load_properties;
 use tokio_util::sync::CancellationToken;
 
 use crate::standalone::{
-    admin_enabled, advertised_listener, cluster_id, invalid_worker_config, rest_options,
-    wait_for_signal, worker_id,
+    admin_enabled, advertised_listener, cluster_id, drain_rest, invalid_worker_config,
+    rest_options, wait_for_signal, worker_id,
 };
 
 pub async fn run(
@@ -83,7 +83,7 @@ pub async fn run(
     tracing::info!("Stopping");
     running.stop().await;
     rest_shutdown.cancel();
-    let _ = rest.await;
+    drain_rest(rest).await;
     if let Some(host) = plugin_host {
         host.shutdown();
     }

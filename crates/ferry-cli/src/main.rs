@@ -66,6 +66,9 @@ fn main() -> ExitCode {
             Command::Distributed { worker } => distributed::run(&worker, log_levels).await,
         }
     });
+    // Every stop path has flushed and committed by now. A blocking call still running (a
+    // client's close that hangs, an abandoned plugin call) must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -184,7 +184,7 @@ pub async fn run(
     herder.stop().await;
     rest_shutdown.cancel();
     shutdown.cancel();
-    let _ = rest.await;
+    drain_rest(rest).await;
     if let Some(host) = plugin_host {
         host.shutdown();
     }
@@ -223,6 +223,21 @@ pub(crate) fn admin_enabled(config: &WorkerConfig) -> bool {
         .originals
         .get("admin.listeners")
         .is_none_or(|v| !v.trim().is_empty())
+}
+
+/// Waits for the REST server's in-flight requests to be answered, for a while: a request whose
+/// work is gone with the herder must not keep the worker from exiting.
+pub(crate) async fn drain_rest<F: std::future::Future>(rest: F) {
+    const REST_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+    if tokio::time::timeout(REST_DRAIN_TIMEOUT, rest)
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            timeout_ms = REST_DRAIN_TIMEOUT.as_millis() as u64,
+            "REST requests still in flight at shutdown were cut off"
+        );
+    }
 }
 
 pub(crate) async fn wait_for_signal() -> std::io::Result<()> {

@@ -540,12 +540,14 @@ fn health_reports_a_stuck_herder_loop_and_its_recovery() {
     let dir = tempfile::tempdir().unwrap();
     let (topic, port) = (unique("stuck"), port());
     let cluster = unique("stuck-cluster");
+    // A task's stop is the one plugin call the loop waits on (as Java's herder waits for
+    // revoked tasks), for at most the graceful timeout: made long here.
     let worker = distributed_properties(
         dir.path(),
         port,
         &cluster,
         &format!(
-            "plugin.path={}\nferry.plugin.host.call.timeout.ms=120000\n",
+            "plugin.path={}\nferry.plugin.host.call.timeout.ms=120000\ntask.shutdown.graceful.timeout.ms=120000\n",
             test_plugin_path()
         ),
     );
@@ -564,18 +566,9 @@ fn health_reports_a_stuck_herder_loop_and_its_recovery() {
         ferry.task_state(&name, 0).as_deref() == Some("RUNNING")
     });
     assert_eq!(health(&ferry).0, 200);
-    assert_eq!(
-        ferry
-            .call("PUT", &format!("/connectors/{name}/pause"), None)
-            .0,
-        202
-    );
-    wait_until("the task PAUSED", Duration::from_secs(30), || {
-        ferry.task_state(&name, 0).as_deref() == Some("PAUSED")
-    });
 
-    // With the plugin host frozen, resuming makes the herder loop wait on the connector (it
-    // asks for task configs), so the loop cannot answer the health check.
+    // With the plugin host frozen, restarting the task makes the loop wait on its stop, so
+    // the loop cannot answer the health check.
     let pid = host_pid(&ferry);
     let signal = |sig: &str| {
         assert!(std::process::Command::new("kill")
@@ -585,14 +578,10 @@ fn health_reports_a_stuck_herder_loop_and_its_recovery() {
             .success());
     };
     signal("-STOP");
-    assert_eq!(
-        ferry
-            .call("PUT", &format!("/connectors/{name}/resume"), None)
-            .0,
-        202
-    );
-    // The loop takes the resume from the config topic after the 202, so a first health check
-    // may still find it free; it then blocks on the frozen host and the checks time out.
+    let restart = {
+        let path = format!("/connectors/{name}/tasks/0/restart");
+        std::thread::spawn(move || http_call(port, "POST", &path))
+    };
     let mut last = (0, serde_json::Value::Null);
     wait_until(
         "a health check to find the loop stuck",
@@ -615,6 +604,7 @@ fn health_reports_a_stuck_herder_loop_and_its_recovery() {
     wait_until("the task RUNNING again", Duration::from_secs(60), || {
         ferry.task_state(&name, 0).as_deref() == Some("RUNNING")
     });
+    restart.join().unwrap();
     ferry.stop();
 }
 

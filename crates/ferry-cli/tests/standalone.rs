@@ -132,7 +132,10 @@ fn kill_dash_nine_mid_stream_loses_no_line() {
     let wanted: std::collections::HashSet<&String> = expected.iter().collect();
     let extra: Vec<&String> = got.iter().filter(|l| !wanted.contains(l)).collect();
     assert!(
-        extra.len() <= 1 && extra.iter().all(|l| expected.iter().any(|e| e.starts_with(l.as_str()))),
+        extra.len() <= 1
+            && extra
+                .iter()
+                .all(|l| expected.iter().any(|e| e.starts_with(l.as_str()))),
         "only the input's lines, and at most one torn by the kill: {extra:?}"
     );
     let distinct: std::collections::BTreeSet<&String> =

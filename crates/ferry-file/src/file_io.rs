@@ -217,8 +217,7 @@ impl LineOutput {
             let mut file = options.clone().read(true).open(path)?;
             end_a_torn_line(&mut file, path)?;
             return Ok(LineOutput::File(std::io::BufWriter::with_capacity(
-                BUFFER,
-                file,
+                BUFFER, file,
             )));
         }
         let file = tokio::fs::OpenOptions::from(options).open(path).await?;
@@ -346,7 +345,9 @@ mod tests {
         let mut fresh = LineOutput::append(&empty).await.unwrap();
         fresh.write_all(b"a\n").await.unwrap();
         fresh.flush().await.unwrap();
-        assert!(std::fs::read_to_string(&path).unwrap().ends_with("line 3\nline 4\n"));
+        assert!(std::fs::read_to_string(&path)
+            .unwrap()
+            .ends_with("line 3\nline 4\n"));
         assert_eq!(std::fs::read_to_string(&empty).unwrap(), "a\n");
     }
 

@@ -31,6 +31,13 @@ const JOIN_RETRY: Duration = Duration::from_secs(1);
 /// Java's `CONFIG_TOPIC_WRITE_PRIVILEGES_BACKOFF_MS`.
 const CLAIM_RETRY_BACKOFF: Duration = Duration::from_millis(250);
 
+/// A connector's `taskConfigs` call in flight: whether another request came meanwhile, and the
+/// backoff of the retry it is (none for a first attempt).
+struct Fetch {
+    again: bool,
+    backoff: Option<Duration>,
+}
+
 /// What a completed round asks of the loop.
 #[derive(Default)]
 struct RoundOutcome {
@@ -56,6 +63,10 @@ pub(crate) struct Tick {
     reconfigure_requests: mpsc::UnboundedReceiver<String>,
     /// Connectors whose task configs could not be published yet, with the next attempt.
     retries: std::collections::BTreeMap<String, (Instant, Duration)>,
+    /// Connectors being asked for task configs, off the loop; their answers come back here.
+    fetching: std::collections::BTreeMap<String, Fetch>,
+    fetched: mpsc::UnboundedReceiver<(String, Result<(), String>)>,
+    fetched_tx: mpsc::UnboundedSender<(String, Result<(), String>)>,
     /// Connectors the loop knows (the snapshot of the last processed change).
     known: BTreeSet<String>,
     /// Java's rebalance and coordinator metrics of this worker.
@@ -104,6 +115,7 @@ impl Tick {
         let max_delay = herder.config.scheduled_rebalance_max_delay;
         let known = herder.configs.snapshot().connectors().into_iter().collect();
         let group_metrics = Arc::new(GroupMetrics::new(herder.worker.worker_id()));
+        let (fetched_tx, fetched) = mpsc::unbounded_channel();
         herder.worker.metrics().set_group(group_metrics.clone());
         Tick {
             group_metrics,
@@ -115,6 +127,9 @@ impl Tick {
             events,
             reconfigure_requests,
             retries: Default::default(),
+            fetching: Default::default(),
+            fetched,
+            fetched_tx,
             known,
             claim_retry_at: None,
         }
@@ -129,7 +144,12 @@ impl Tick {
                 break;
             }
             if rejoin_now {
-                match self.rebalance().await {
+                // A join can wait up to the rebalance timeout for the group; a stop does not.
+                let round = tokio::select! {
+                    _ = shutdown.cancelled() => break,
+                    round = self.rebalance() => round,
+                };
+                match round {
                     Ok(outcome) => {
                         rejoin_now = outcome.rejoin_now;
                         if outcome.rejoin_at.is_some() {
@@ -177,7 +197,10 @@ impl Tick {
                     rejoin_now = self.apply_config_events(batch).await;
                 }
                 Some(name) = self.reconfigure_requests.recv() => {
-                    self.reconfigure(name).await;
+                    self.reconfigure(name, None);
+                }
+                Some((name, published)) = self.fetched.recv() => {
+                    self.reconfigured(name, published);
                 }
                 Some(command) = self.commands.recv() => {
                     commands::execute(&self.herder, command).await;
@@ -209,7 +232,8 @@ impl Tick {
                         .map(|(n, _)| n.clone())
                         .collect();
                     for name in due {
-                        self.reconfigure(name).await;
+                        let backoff = self.retries.remove(&name).map(|(_, b)| b);
+                        self.reconfigure(name, backoff);
                     }
                 }
             }
@@ -217,18 +241,42 @@ impl Tick {
         self.shut_down().await;
     }
 
-    async fn reconfigure(&mut self, name: String) {
-        match self.herder.reconfigure(&name).await {
+    /// Asks a connector for task configs and publishes them, on a task of its own: a connector
+    /// slow in `taskConfigs`, or a leader slow to answer, never holds this loop. One call per
+    /// connector at a time; a request meanwhile asks again once it returned.
+    fn reconfigure(&mut self, name: String, backoff: Option<Duration>) {
+        if let Some(fetch) = self.fetching.get_mut(&name) {
+            fetch.again = true;
+            return;
+        }
+        self.fetching.insert(
+            name.clone(),
+            Fetch {
+                again: false,
+                backoff,
+            },
+        );
+        let (herder, done) = (self.herder.clone(), self.fetched_tx.clone());
+        tokio::spawn(async move {
+            let published = herder.reconfigure(&name).await;
+            let _ = done.send((name, published));
+        });
+    }
+
+    fn reconfigured(&mut self, name: String, published: Result<(), String>) {
+        let Some(fetch) = self.fetching.remove(&name) else {
+            return;
+        };
+        match published {
             Ok(()) => {
-                self.retries.remove(&name);
+                if fetch.again {
+                    self.reconfigure(name, None);
+                }
             }
             Err(error) => {
-                let backoff = self
-                    .retries
-                    .get(&name)
-                    .map_or(RECONFIGURE_BACKOFF, |(_, b)| {
-                        (*b * 2).min(RECONFIGURE_BACKOFF_MAX)
-                    });
+                let backoff = fetch.backoff.map_or(RECONFIGURE_BACKOFF, |b| {
+                    (b * 2).min(RECONFIGURE_BACKOFF_MAX)
+                });
                 tracing::warn!(connector = %name, %error, ?backoff, "Could not publish task configs; will retry");
                 self.retries
                     .insert(name, (Instant::now() + backoff, backoff));

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use ferry_runtime::config::connector::ConnectorConfig;
 use ferry_runtime::herder::{HerderError, RestartRequest};
 use ferry_runtime::status::{State, Status, StatusStore, TaskId};
-use ferry_runtime::worker::TargetState;
+use ferry_runtime::worker::{ConnectorStop, TargetState};
 
 use crate::config_topic::state::ClusterConfigSnapshot;
 use crate::herder::{leader_client, DistributedHerder};
@@ -52,9 +52,11 @@ impl DistributedHerder {
         }
     }
 
-    pub(crate) fn stop_connector_here(&self, name: &str) {
-        self.worker.stop_connector(name);
+    /// Asks a connector here to stop; the answer tells when it did (or was abandoned).
+    pub(crate) fn stop_connector_here(&self, name: &str) -> ConnectorStop {
+        let stop = self.worker.stop_connector(name);
         self.view().running.connectors.remove(name);
+        stop
     }
 
     pub(crate) async fn stop_tasks_here(&self, ids: &[TaskId]) {
@@ -71,10 +73,16 @@ impl DistributedHerder {
             tracing::info!(?tasks, "Stopping revoked tasks");
         }
         self.stop_tasks_here(tasks).await;
-        for name in connectors {
-            tracing::info!(connector = %name, "Stopping revoked connector");
-            self.stop_connector_here(name);
-        }
+        let stops: Vec<ConnectorStop> = connectors
+            .iter()
+            .map(|name| {
+                tracing::info!(connector = %name, "Stopping revoked connector");
+                self.stop_connector_here(name)
+            })
+            .collect();
+        // As Java's revocation, the worker rejoins once revoked connectors stopped, or were
+        // abandoned after the graceful timeout; they stop side by side.
+        futures::future::join_all(stops.into_iter().map(ConnectorStop::wait)).await;
         // Statuses written by the stopped work must land before others take it over.
         self.statuses.flush();
     }
@@ -241,6 +249,15 @@ impl DistributedHerder {
             .task_configs(name, &ConnectorConfig::from_stored(&config))
             .await
             .map_err(|e| e.to_string())?;
+        // The answer came off the herder's loop: the connector may have been reconfigured,
+        // stopped or deleted meanwhile, and then these configs are not its to publish.
+        let snapshot = self.configs.snapshot();
+        if snapshot.connector_config(name) != Some(&config)
+            || Self::target_of(&snapshot, name) != TargetState::Started
+            || !self.worker.is_connector_started(name)
+        {
+            return Ok(());
+        }
         let current: Vec<_> = snapshot
             .tasks(name)
             .iter()

@@ -6,6 +6,7 @@ mod exactly_once_validation;
 mod offsets;
 mod standalone;
 mod standalone_core;
+mod standalone_fetch;
 pub mod status_view;
 mod validation;
 

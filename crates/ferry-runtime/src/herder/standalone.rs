@@ -10,11 +10,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use ferry_api::ConfigMap;
-use futures::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
 use super::core;
-use super::standalone_core::Core;
+use super::standalone_core::{Core, Job};
 use crate::herder::offsets::{self, ConnectorOffset};
 use crate::herder::status_view;
 use crate::herder::validation::validate_connector_config;
@@ -25,9 +24,6 @@ use crate::herder::{
 use crate::plugins::Registry;
 use crate::status::TaskId;
 use crate::worker::{TargetState, Worker, SLOW_CALL_NOTICE};
-
-/// One request for the loop: it takes the loop's state and gives it back when done.
-type Job = Box<dyn FnOnce(Core) -> BoxFuture<'static, Core> + Send>;
 
 pub struct StandaloneHerder {
     worker: Arc<Worker>,
@@ -50,13 +46,16 @@ async fn run(
     let mut reconfigure_open = true;
     loop {
         tokio::select! {
+            // A start reports its outcome after asking for task configs: whoever waited on it
+            // and then waits for the tasks finds that request already taken.
+            biased;
+            name = reconfigure.recv(), if reconfigure_open => match name {
+                Some(name) => core.request_task_configs(&name),
+                None => reconfigure_open = false,
+            },
             job = jobs.recv() => match job {
                 Some(job) => core = job(core).await,
                 None => break,
-            },
-            name = reconfigure.recv(), if reconfigure_open => match name {
-                Some(name) => core.reconfigure(&name).await,
-                None => reconfigure_open = false,
             },
         }
     }
@@ -73,6 +72,8 @@ impl StandaloneHerder {
         let core = Core {
             worker: worker.clone(),
             connectors: Default::default(),
+            fetches: Default::default(),
+            jobs: jobs.downgrade(),
         };
         tokio::spawn(run(core, job_requests, reconfigure));
         Arc::new(StandaloneHerder {
@@ -205,12 +206,22 @@ impl Herder for StandaloneHerder {
             })
             .await??;
         // As Java, the answer waits for the connector's start and its first task configs, but
-        // outside the loop: a start that hangs delays only this answer, and only for so long.
+        // outside the loop: a start or taskConfigs that hangs delays only this answer, and only
+        // for so long.
+        let deadline = tokio::time::Instant::now() + SLOW_CALL_NOTICE;
         if let Some(started) = started {
-            let _ = started.outcome(SLOW_CALL_NOTICE).await;
+            if let Some(Ok(())) = started.outcome(SLOW_CALL_NOTICE).await {
+                let owned = name.clone();
+                let settled = self
+                    .call(move |mut core| async move {
+                        let settled = core.tasks_settled(&owned);
+                        (core, settled)
+                    })
+                    .await?;
+                let _ = tokio::time::timeout_at(deadline, settled).await;
+            }
         }
-        self.call(move |mut core| async move {
-            core.reconfigure(&name).await;
+        self.call(move |core| async move {
             let info = core.entry(&name).map(|e| Core::info(&name, e));
             (core, info)
         })
@@ -259,12 +270,22 @@ impl Herder for StandaloneHerder {
     }
 
     async fn restart_connector(&self, name: &str) -> Result<(), HerderError> {
-        let name = name.to_owned();
-        self.call(move |mut core| async move {
-            let restarted = core.restart_connector(&name).await;
-            (core, restarted)
-        })
-        .await?
+        let owned = name.to_owned();
+        let started = self
+            .call(move |mut core| async move {
+                let restarted = core.restart_connector(&owned);
+                (core, restarted)
+            })
+            .await??;
+        // As Java's restart answers the start's outcome, waited for outside the loop; one
+        // still starting after the notice deadline answers success, and its tasks follow once
+        // it returns.
+        match started.outcome(SLOW_CALL_NOTICE).await {
+            Some(Err(e)) => Err(HerderError::Internal(format!(
+                "Failed to start connector: {name}: {e}"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {

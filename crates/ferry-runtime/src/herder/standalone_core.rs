@@ -6,15 +6,17 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ferry_api::ConfigMap;
+use futures::future::BoxFuture;
+use tokio::sync::mpsc;
 
 use super::core::{self, not_found, unknown_connector};
-use crate::config::connector::ConnectorConfig;
+use super::standalone_fetch::Fetches;
 use crate::herder::offsets::{self, ConnectorOffset};
 use crate::herder::status_view::restart_plan;
 use crate::herder::{ConnectorInfo, ConnectorStateInfo, HerderError, RestartRequest, Written};
 use crate::plugins::PluginKind;
 use crate::status::{State, Status, TaskId};
-use crate::worker::{StartWait, TargetState, Worker, SLOW_CALL_NOTICE};
+use crate::worker::{StartWait, TargetState, Worker};
 
 pub(super) struct ConnectorEntry {
     pub config: ConfigMap,
@@ -23,9 +25,16 @@ pub(super) struct ConnectorEntry {
     pub task_configs: Vec<ConfigMap>,
 }
 
+/// One request for the loop: it takes the loop's state and gives it back when done.
+pub(super) type Job = Box<dyn FnOnce(Core) -> BoxFuture<'static, Core> + Send>;
+
 pub(super) struct Core {
     pub worker: Arc<Worker>,
     pub connectors: BTreeMap<String, ConnectorEntry>,
+    /// `taskConfigs` calls in flight (`standalone_fetch.rs`).
+    pub fetches: Fetches,
+    /// The loop's own queue, for answers that arrive off the loop; it does not keep it alive.
+    pub jobs: mpsc::WeakUnboundedSender<Job>,
 }
 
 impl Core {
@@ -47,48 +56,7 @@ impl Core {
         }
     }
 
-    /// A connector asked for new task configs.
-    pub async fn reconfigure(&mut self, name: &str) {
-        if let Some(mut entry) = self.connectors.remove(name) {
-            self.update_tasks(name, &mut entry).await;
-            self.connectors.insert(name.to_owned(), entry);
-        }
-    }
-
-    /// Asks the connector for task configs; when they changed, restarts its tasks with them.
-    /// Only a started connector is asked, as in Java: one created paused, or paused straight
-    /// from STOPPED, has no tasks until it is resumed.
-    async fn update_tasks(&self, name: &str, entry: &mut ConnectorEntry) {
-        if entry.target != TargetState::Started || !self.worker.is_connector_started(name) {
-            return;
-        }
-        let connector = ConnectorConfig::from_stored(&entry.config);
-        let configs = match self.worker.task_configs(name, &connector).await {
-            Ok(c) => c,
-            Err(error) => {
-                tracing::error!(connector = %name, %error, "Failed to generate task configs");
-                self.worker.status_store().put_connector(
-                    name,
-                    Status {
-                        state: State::Failed,
-                        trace: Some(error.to_string()),
-                        worker_id: self.worker.worker_id().to_owned(),
-                        generation: 0,
-                    },
-                );
-                return;
-            }
-        };
-        if configs == entry.task_configs && !self.worker.tasks_of(name).is_empty() {
-            return;
-        }
-        self.stop_tasks(name).await;
-        self.forget_tasks(name, configs.len(), entry.task_configs.len());
-        entry.task_configs = configs;
-        self.start_tasks(name, entry, 0..entry.task_configs.len());
-    }
-
-    fn start_tasks(
+    pub(super) fn start_tasks(
         &self,
         name: &str,
         entry: &ConnectorEntry,
@@ -109,7 +77,7 @@ impl Core {
     }
 
     /// Statuses of task indices `from..to` no longer exist.
-    fn forget_tasks(&self, name: &str, from: usize, to: usize) {
+    pub(super) fn forget_tasks(&self, name: &str, from: usize, to: usize) {
         for task in from..to {
             self.worker.status_store().remove_task(&TaskId {
                 connector: name.to_owned(),
@@ -118,7 +86,7 @@ impl Core {
         }
     }
 
-    async fn stop_tasks(&self, name: &str) {
+    pub(super) async fn stop_tasks(&self, name: &str) {
         let ids = self.worker.tasks_of(name);
         self.worker.stop_tasks(&ids).await;
     }
@@ -209,38 +177,26 @@ impl Core {
             }
             _ => {
                 self.worker.set_target_state(name, target);
-                // As Java, the old tasks resume first; a connector paused straight from STOPPED
-                // gets its tasks now, and one whose config changed while paused gets new ones.
-                if target == TargetState::Started {
-                    self.update_tasks(name, &mut entry).await;
-                }
             }
         }
         self.connectors.insert(name.to_owned(), entry);
+        // As Java, the old tasks resume first; a connector paused straight from STOPPED gets
+        // its tasks now, and one whose config changed while paused gets new ones.
+        if target == TargetState::Started && from == TargetState::Paused {
+            self.request_task_configs(name);
+        }
         Ok(())
     }
 
-    pub async fn restart_connector(&mut self, name: &str) -> Result<(), HerderError> {
-        let mut entry = self
-            .connectors
-            .remove(name)
-            .ok_or_else(|| not_found(name))?;
+    /// Restarts the connector object; the answer tells how its start goes (its tasks follow
+    /// once it runs, as for any start).
+    pub fn restart_connector(&mut self, name: &str) -> Result<StartWait, HerderError> {
+        let entry = self.entry(name)?;
+        let (config, target) = (entry.config.clone(), entry.target);
         self.worker.stop_connector(name);
-        let started = match self
-            .worker
-            .start_connector(name, &entry.config, entry.target)
-        {
-            Err(e) => Err(e.to_string()),
-            // As Java's restart answers the start's outcome; one still starting after the
-            // notice deadline answers success, and its tasks follow once it returns.
-            Ok(wait) => wait.outcome(SLOW_CALL_NOTICE).await.unwrap_or(Ok(())),
-        }
-        .map_err(|e| HerderError::Internal(format!("Failed to start connector: {name}: {e}")));
-        if started.is_ok() {
-            self.update_tasks(name, &mut entry).await;
-        }
-        self.connectors.insert(name.to_owned(), entry);
-        started
+        self.worker
+            .start_connector(name, &config, target)
+            .map_err(|e| HerderError::Internal(format!("Failed to start connector: {name}: {e}")))
     }
 
     pub async fn restart_task(&self, id: &TaskId) -> Result<(), HerderError> {

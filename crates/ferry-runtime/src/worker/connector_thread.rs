@@ -3,11 +3,12 @@
 //! thread, never the herder's loop or the runtime's threads. Calls are queued to the thread in
 //! order; whoever waits for one decides how long (stops are bounded by
 //! `task.shutdown.graceful.timeout.ms`, after which the thread is abandoned as Java abandons a
-//! connector that does not stop).
+//! connector that does not stop). Nobody blocks on a stop: a new instance of the same connector
+//! waits for its predecessor's stop on its own thread, so the two never overlap in a plugin.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use ferry_api::connector::{AnyConnector, ConnectorContext};
@@ -28,8 +29,14 @@ pub(crate) struct ConnectorThread {
 }
 
 impl ConnectorThread {
-    /// Moves `instance` onto a new thread named after the connector.
-    pub fn spawn(name: &str, instance: AnyConnector) -> std::io::Result<Self> {
+    /// Moves `instance` onto a new thread named after the connector. When `after` names the
+    /// stop of a previous instance, the thread waits for it (at most the given time) before its
+    /// first call.
+    pub fn spawn(
+        name: &str,
+        instance: AnyConnector,
+        after: Option<(Arc<StopLatch>, Duration)>,
+    ) -> std::io::Result<Self> {
         let (jobs, queue) = mpsc::channel::<Job>();
         let span = tracing::info_span!("connector", connector = %name);
         // What runs after a call (its status, a scheduled restart) spawns onto the worker's
@@ -41,6 +48,11 @@ impl ConnectorThread {
                 let _runtime = runtime.as_ref().map(|r| r.enter());
                 let _entered = span.enter();
                 let mut instance = instance;
+                if let Some((previous, timeout)) = after {
+                    if !previous.wait(timeout) {
+                        tracing::warn!("The previous instance has not stopped; starting anyway");
+                    }
+                }
                 // Ends when the worker drops its handle (after the stop job, or when abandoned).
                 while let Ok(job) = queue.recv() {
                     job(&mut instance);
@@ -97,32 +109,50 @@ impl ConnectorThread {
             .unwrap_or_else(|_| Err(ConnectError::other("The connector's thread has ended")))
     }
 
-    /// Stops the connector and waits up to `timeout` for it; `Err(None)` when the stop did not
-    /// return in time (the thread is then left to finish, or hang, on its own).
-    pub fn stop(self, timeout: Duration) -> Result<(), Option<ConnectError>> {
-        let (reply, answer) = mpsc::channel();
+    /// Asks the connector to stop after the calls queued before; nothing waits here. The
+    /// latch opens once `stop` returned, the answer carries its outcome.
+    pub fn stop(self) -> PendingStop {
+        let latch = Arc::new(StopLatch::default());
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let opened = latch.clone();
         self.submit(
             |c| c.as_connector_mut().stop(),
             move |outcome| {
+                opened.open();
                 let _ = reply.send(outcome);
             },
         );
-        let wait = || answer.recv_timeout(timeout);
-        // Other work on this runtime thread moves elsewhere while the stop is awaited.
-        let outcome = match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(wait)
-            }
-            _ => wait(),
-        };
-        match outcome {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(Some(error)),
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(None),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(Some(ConnectError::other(
-                "The connector's thread has ended",
-            ))),
-        }
+        PendingStop { latch, answer }
+    }
+}
+
+/// A stop that was asked for.
+pub(crate) struct PendingStop {
+    pub latch: Arc<StopLatch>,
+    pub answer: tokio::sync::oneshot::Receiver<Result<(), ConnectError>>,
+}
+
+/// Opens once a connector's `stop` returned (or its thread ended).
+#[derive(Default)]
+pub(crate) struct StopLatch {
+    open: Mutex<bool>,
+    opened: Condvar,
+}
+
+impl StopLatch {
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.opened.notify_all();
+    }
+
+    /// Blocks up to `timeout`; answers whether the latch opened.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let (open, _) = self
+            .opened
+            .wait_timeout_while(open, timeout, |open| !*open)
+            .unwrap_or_else(|p| p.into_inner());
+        *open
     }
 }
 

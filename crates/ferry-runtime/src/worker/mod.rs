@@ -19,4 +19,4 @@ pub mod transformation_chain;
 mod worker;
 
 pub use task_context::TargetState;
-pub use worker::{ConnectorRuntimeError, StartWait, Worker, SLOW_CALL_NOTICE};
+pub use worker::{ConnectorRuntimeError, ConnectorStop, StartWait, Worker, SLOW_CALL_NOTICE};

@@ -24,7 +24,7 @@ use crate::storage::connector_offsets::{ConnectorOffsetStore, OffsetTopics};
 use crate::storage::offsets::{ConnectorOffsetReader, OffsetBackingStore};
 use crate::worker::auto_restart::{RestartPolicy, RestartTarget, RestartTracker};
 use crate::worker::clients::{ClientFactory, KafkaClients};
-use crate::worker::connector_thread::{panic_message, ConnectorThread};
+use crate::worker::connector_thread::{panic_message, ConnectorThread, PendingStop, StopLatch};
 use crate::worker::converters::task_converters;
 use crate::worker::exactly_once::ExactlyOnce;
 use crate::worker::task_context::{TargetState, TaskContext};
@@ -67,6 +67,9 @@ pub struct Worker {
     offsets: Arc<dyn OffsetBackingStore>,
     status: Arc<dyn StatusStore>,
     connectors: Arc<Mutex<HashMap<String, RunningConnector>>>,
+    /// Stops not known to have returned, by connector: the next instance of the name waits for
+    /// its predecessor's.
+    stopping: Mutex<HashMap<String, Arc<StopLatch>>>,
     next_instance: AtomicU64,
     /// Target states outlive connector instances, so tasks keep following them across a
     /// restart of their connector; removed when the connector is forgotten.
@@ -149,6 +152,18 @@ struct StartOutcome {
     reconfigure: mpsc::UnboundedSender<String>,
     done: Arc<AtomicBool>,
     reported: Arc<watch::Sender<Option<Result<(), String>>>>,
+}
+
+/// A connector's stop, for whoever waits on it: done once `stop` returned or the connector was
+/// abandoned after the graceful timeout.
+pub struct ConnectorStop(Option<tokio::sync::oneshot::Receiver<()>>);
+
+impl ConnectorStop {
+    pub async fn wait(self) {
+        if let Some(stopped) = self.0 {
+            let _ = stopped.await;
+        }
+    }
 }
 
 /// How a connector's start went, for whoever waits on it.
@@ -339,6 +354,7 @@ impl Worker {
             offsets,
             status,
             connectors: Arc::default(),
+            stopping: Mutex::default(),
             next_instance: AtomicU64::new(0),
             targets: Mutex::default(),
             tasks: Mutex::default(),
@@ -499,7 +515,10 @@ impl Worker {
             sink: plugin.kind == PluginKind::Sink,
             restart: self.connector_restart_handle(),
         });
-        let thread = ConnectorThread::spawn(name, instance).map_err(|e| {
+        let previous = lock(&self.stopping)
+            .remove(name)
+            .map(|latch| (latch, self.config.task_shutdown_timeout));
+        let thread = ConnectorThread::spawn(name, instance, previous).map_err(|e| {
             ConnectError::other(format!("Could not start a thread for the connector: {e}"))
         })?;
         lock(&self.targets)
@@ -540,6 +559,11 @@ impl Worker {
         if target != TargetState::Stopped {
             // The connector sees its provider variables resolved; stores keep them as written.
             let resolved = self.registry.resolve(props);
+            // A connector being started answers its status at once: UNASSIGNED until its start
+            // returns (a restart keeps showing RESTARTING).
+            if self.status.connector(name).is_none() {
+                self.connector_status(name, State::Unassigned, None);
+            }
             outcome.watch_for_slow_start(self.shutdown.clone());
             // Inserted first, so the outcome finds its instance here.
             let jobs = thread.clone();
@@ -617,27 +641,39 @@ impl Worker {
         Ok(configs)
     }
 
-    /// Stops a connector, waiting for it up to `task.shutdown.graceful.timeout.ms`; one that
-    /// does not stop in time is abandoned on its thread, as Java abandons it.
-    pub fn stop_connector(&self, name: &str) {
+    /// Stops a connector without waiting for it: its status and metrics say so at once, its
+    /// thread gets up to `task.shutdown.graceful.timeout.ms` and is then abandoned, as Java
+    /// abandons a connector that does not stop. The answer tells when either happened.
+    pub fn stop_connector(&self, name: &str) -> ConnectorStop {
         let running = lock(&self.connectors).remove(name);
-        if let Some(running) = running {
-            let span = tracing::info_span!("connector", connector = %name);
-            let _entered = span.enter();
-            let timeout = self.config.task_shutdown_timeout;
-            match running.thread.stop(timeout) {
-                Ok(()) => tracing::info!("Connector stopped"),
-                Err(Some(error)) => tracing::warn!(%error, "Connector failed while stopping"),
-                Err(None) => tracing::error!(
-                    timeout_ms = timeout.as_millis() as u64,
-                    "Connector did not stop within the graceful shutdown timeout; abandoning it"
-                ),
+        let Some(running) = running else {
+            return ConnectorStop(None);
+        };
+        let PendingStop { latch, answer } = running.thread.stop();
+        lock(&self.stopping).insert(name.to_owned(), latch);
+        self.metrics.connector_stopped(name);
+        // As Java's shutdown listener does; in distributed mode the write is conditional, so
+        // it never hides the state a new owner reported.
+        self.connector_status(name, State::Unassigned, None);
+        let timeout = self.config.task_shutdown_timeout;
+        let (done, stopped) = tokio::sync::oneshot::channel();
+        let span = tracing::info_span!("connector", connector = %name);
+        tokio::spawn(
+            async move {
+                match tokio::time::timeout(timeout, answer).await {
+                    Ok(Ok(Ok(()))) => tracing::info!("Connector stopped"),
+                    Ok(Ok(Err(error))) => tracing::warn!(%error, "Connector failed while stopping"),
+                    Ok(Err(_)) => tracing::warn!("The connector's thread ended while stopping"),
+                    Err(_) => tracing::error!(
+                        timeout_ms = timeout.as_millis() as u64,
+                        "Connector did not stop within the graceful shutdown timeout; abandoning it"
+                    ),
+                }
+                let _ = done.send(());
             }
-            self.metrics.connector_stopped(name);
-            // As Java's shutdown listener does; in distributed mode the write is conditional, so
-            // it never hides the state a new owner reported.
-            self.connector_status(name, State::Unassigned, None);
-        }
+            .instrument(span),
+        );
+        ConnectorStop(Some(stopped))
     }
 
     /// Forgets a deleted connector's target state.
@@ -908,9 +944,8 @@ impl Worker {
         let ids: Vec<TaskId> = lock(&self.tasks).keys().cloned().collect();
         self.stop_tasks(&ids).await;
         let names: Vec<String> = lock(&self.connectors).keys().cloned().collect();
-        for name in names {
-            self.stop_connector(&name);
-        }
+        let stops: Vec<ConnectorStop> = names.iter().map(|n| self.stop_connector(n)).collect();
+        futures::future::join_all(stops.into_iter().map(ConnectorStop::wait)).await;
     }
 }
 

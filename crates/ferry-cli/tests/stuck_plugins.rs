@@ -1,0 +1,254 @@
+//! One stuck plugin never freezes the worker: a Java source connector (the repository's test
+//! plugin, run by the plugin host) that hangs in start, taskConfigs, stop or its task's poll,
+//! in standalone and distributed mode, on a real broker. While it hangs, the REST API answers
+//! within a second, another connector reaches RUNNING within 5 s, the stuck connector's status
+//! answers, and deleting it returns within the graceful timeout plus 5 s.
+#![cfg(feature = "kafka-integration-tests")]
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use support::*;
+
+/// `task.shutdown.graceful.timeout.ms` of the workers here.
+const GRACEFUL: Duration = Duration::from_secs(3);
+/// How long the plugin hangs: far longer than any bound asserted.
+const HANG_MS: u64 = 40_000;
+
+fn test_plugin_path() -> String {
+    std::env::var("FERRY_TEST_PLUGIN_PATH").expect(
+        "FERRY_TEST_PLUGIN_PATH must name the test plugin's plugin.path (scripts/test sets it)",
+    )
+}
+
+fn worker_extra() -> String {
+    format!(
+        "plugin.path={}\ntask.shutdown.graceful.timeout.ms={}\n",
+        test_plugin_path(),
+        GRACEFUL.as_millis()
+    )
+}
+
+/// A request, with how long it took to be answered.
+fn timed(
+    ferry: &Ferry,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> (u16, serde_json::Value, Duration) {
+    let started = Instant::now();
+    let (code, answer) = ferry
+        .request(method, path, body)
+        .unwrap_or_else(|| panic!("{method} {path} got no answer"));
+    (code, answer, started.elapsed())
+}
+
+fn put(ferry: &Ferry, name: &str, config: &str) -> Duration {
+    let (code, answer, took) = timed(
+        ferry,
+        "PUT",
+        &format!("/connectors/{name}/config"),
+        Some(config),
+    );
+    assert_eq!(code, 201, "PUT {name}: {answer}");
+    took
+}
+
+fn hanging_config(call: &str, topic: &str) -> String {
+    format!(
+        r#"{{"connector.class":"dev.ferry.testplugin.HangingSourceConnector","hang.in":"{call}","hang.ms":"{HANG_MS}","topic":"{topic}","tasks.max":"1"}}"#
+    )
+}
+
+/// GET /connectors answers within a second and lists `name` as expected.
+fn listing_answers(ferry: &Ferry, name: &str, listed: bool) {
+    let (code, names, took) = timed(ferry, "GET", "/connectors", None);
+    assert_eq!(code, 200, "{names}");
+    assert!(
+        took < Duration::from_secs(1),
+        "GET /connectors took {took:?}"
+    );
+    let found = names
+        .as_array()
+        .is_some_and(|a| a.iter().any(|n| n == name));
+    assert_eq!(found, listed, "{name} listed: {names}");
+}
+
+/// The stuck connector's status answers, within a second.
+fn status_answers(ferry: &Ferry, name: &str) -> serde_json::Value {
+    let (code, status, took) = timed(ferry, "GET", &format!("/connectors/{name}/status"), None);
+    assert_eq!(code, 200, "status of {name}: {status}");
+    assert!(
+        took < Duration::from_secs(1),
+        "status of {name} took {took:?}"
+    );
+    status
+}
+
+/// A FileStream source created now reaches RUNNING, with its task, within 5 s.
+fn another_connector_runs(ferry: &Ferry, dir: &Path, name: &str) {
+    let file = dir.join(format!("{name}.txt"));
+    write_file(&file, "");
+    let config = format!(
+        r#"{{"connector.class":"FileStreamSource","file":"{}","topic":"{}"}}"#,
+        file.display(),
+        unique("stuck-other")
+    );
+    let started = Instant::now();
+    put(ferry, name, &config);
+    wait_until(
+        &format!("{name} and its task RUNNING within 5 s"),
+        Duration::from_secs(5).saturating_sub(started.elapsed()),
+        || {
+            let s = ferry.status(name);
+            s["connector"]["state"] == "RUNNING" && s["tasks"][0]["state"] == "RUNNING"
+        },
+    );
+}
+
+/// DELETE answers within the graceful timeout plus 5 s, and the connector is gone.
+fn delete_returns(ferry: &Ferry, name: &str) {
+    let (code, answer, took) = timed(ferry, "DELETE", &format!("/connectors/{name}"), None);
+    assert_eq!(code, 204, "DELETE {name}: {answer}");
+    assert!(
+        took < GRACEFUL + Duration::from_secs(5),
+        "DELETE {name} took {took:?}"
+    );
+    wait_until(&format!("{name} gone"), Duration::from_secs(10), || {
+        ferry
+            .get(&format!("/connectors/{name}"))
+            .is_some_and(|(c, _)| c == 404)
+    });
+}
+
+fn running_with_task(ferry: &Ferry, name: &str) {
+    wait_until(
+        &format!("{name} and its task RUNNING"),
+        Duration::from_secs(60),
+        || {
+            let s = ferry.status(name);
+            s["connector"]["state"] == "RUNNING" && s["tasks"][0]["state"] == "RUNNING"
+        },
+    );
+}
+
+/// Each hang in turn, on one worker.
+fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
+    let topic = unique(&format!("stuck-{mode}"));
+    // Warms the plugin host up, so the bounds below measure the worker, not a JVM start.
+    let warm = format!("{topic}-warm");
+    put(ferry, &warm, &hanging_config("none", &topic));
+    running_with_task(ferry, &warm);
+
+    // start() hangs: the connector is listed, its status answers and, after 5 s, says what
+    // it waits on; the PUT itself waits at most that long.
+    let name = format!("{topic}-start");
+    let took = put(ferry, &name, &hanging_config("start", &topic));
+    assert!(
+        took < Duration::from_secs(7),
+        "PUT of a connector stuck in start took {took:?}"
+    );
+    listing_answers(ferry, &name, true);
+    // Distributed mode starts it once the config topic's record and a rebalance are through.
+    wait_until(
+        "the stuck connector's status",
+        Duration::from_secs(5),
+        || {
+            ferry
+                .get(&format!("/connectors/{name}/status"))
+                .is_some_and(|(code, _)| code == 200)
+        },
+    );
+    status_answers(ferry, &name);
+    another_connector_runs(ferry, dir, &format!("{name}-other"));
+    wait_until("the stuck start reported", Duration::from_secs(10), || {
+        let s = status_answers(ferry, &name);
+        s["connector"]["state"] == "UNASSIGNED"
+            && s["connector"]["trace"]
+                .as_str()
+                .is_some_and(|t| t.contains("start() has not returned"))
+    });
+    delete_returns(ferry, &name);
+    listing_answers(ferry, &name, false);
+
+    // taskConfigs() hangs: the connector runs without tasks meanwhile, as in Java.
+    let name = format!("{topic}-taskconfigs");
+    let took = put(ferry, &name, &hanging_config("taskConfigs", &topic));
+    assert!(
+        took < Duration::from_secs(7),
+        "PUT of a connector stuck in taskConfigs took {took:?}"
+    );
+    listing_answers(ferry, &name, true);
+    wait_until("the connector RUNNING", Duration::from_secs(10), || {
+        ferry.status(&name)["connector"]["state"] == "RUNNING"
+    });
+    another_connector_runs(ferry, dir, &format!("{name}-other"));
+    let status = status_answers(ferry, &name);
+    assert_eq!(status["tasks"], serde_json::json!([]), "{status}");
+    delete_returns(ferry, &name);
+
+    // stop() hangs: the worker goes on without waiting for it, so a request made while the
+    // delete is under way is answered at once.
+    let name = format!("{topic}-stop");
+    put(ferry, &name, &hanging_config("stop", &topic));
+    running_with_task(ferry, &name);
+    std::thread::scope(|s| {
+        s.spawn(|| delete_returns(ferry, &name));
+        // Listings sent back to back until the delete took effect: each answers at once.
+        wait_until(
+            "the deleted connector unlisted",
+            Duration::from_secs(10),
+            || {
+                let (code, names, took) = timed(ferry, "GET", "/connectors", None);
+                assert_eq!(code, 200);
+                assert!(
+                    took < Duration::from_secs(1),
+                    "GET /connectors during a stuck stop took {took:?}"
+                );
+                !names
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|n| n == name.as_str()))
+            },
+        );
+    });
+    listing_answers(ferry, &name, false);
+    another_connector_runs(ferry, dir, &format!("{name}-other"));
+
+    // The task's poll() hangs: the connector and task show RUNNING, as Java shows them.
+    let name = format!("{topic}-poll");
+    put(ferry, &name, &hanging_config("poll", &topic));
+    running_with_task(ferry, &name);
+    listing_answers(ferry, &name, true);
+    another_connector_runs(ferry, dir, &format!("{name}-other"));
+    status_answers(ferry, &name);
+    delete_returns(ferry, &name);
+
+    // The worker stayed whole: what was started before and between the hangs still runs.
+    running_with_task(ferry, &warm);
+}
+
+#[test]
+fn a_java_connector_stuck_in_any_call_holds_up_nothing_in_standalone() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker = worker_properties(dir.path(), port, 1000);
+    let mut text = std::fs::read_to_string(&worker).unwrap();
+    text.push_str(&worker_extra());
+    write_file(&worker, &text);
+    let ferry = Ferry::start(dir.path(), port, &worker, &[]);
+    every_hang_leaves_the_worker_free(&ferry, dir.path(), "standalone");
+    ferry.stop();
+}
+
+#[test]
+fn a_java_connector_stuck_in_any_call_holds_up_nothing_in_distributed() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker =
+        distributed_properties(dir.path(), port, &unique("stuck-cluster"), &worker_extra());
+    let ferry = Ferry::distributed(dir.path(), port, &worker);
+    every_hang_leaves_the_worker_free(&ferry, dir.path(), "distributed");
+    ferry.stop();
+}
