@@ -9,7 +9,7 @@ use ferry_api::ConfigMap;
 use ferry_runtime::config::connector::{
     sink_connector_config_def, source_connector_config_def, CONNECTOR_CLASS,
 };
-use ferry_runtime::herder::config_infos;
+use ferry_runtime::herder::{config_infos, off_runtime};
 use ferry_runtime::plugins::PluginKind;
 use serde_json::{json, Value};
 
@@ -148,6 +148,7 @@ pub(crate) async fn validate(
             ));
         }
     }
-    let (infos, _) = config_infos(&state.herder.registry(), &config)?;
+    let registry = state.herder.registry();
+    let (infos, _) = off_runtime(move || config_infos(&registry, &config)).await?;
     Ok(Json(config_infos_json(&infos)))
 }

@@ -26,8 +26,8 @@ use ferry_api::ConfigMap;
 use ferry_runtime::herder::core::{self, not_found};
 use ferry_runtime::herder::status_view;
 use ferry_runtime::herder::{
-    validate_connector_config, ConfigPatch, ConnectorInfo, ConnectorOffset, ConnectorStateInfo,
-    Herder, HerderError, InternalRequest, RestartRequest, StateInfo, Written,
+    off_runtime, validate_connector_config, ConfigPatch, ConnectorInfo, ConnectorOffset,
+    ConnectorStateInfo, Herder, HerderError, InternalRequest, RestartRequest, StateInfo, Written,
 };
 use ferry_runtime::plugins::{PluginKind, Registry};
 use ferry_runtime::status::{StatusStore, TaskId};
@@ -319,7 +319,8 @@ impl Herder for DistributedHerder {
         initial_state: TargetState,
     ) -> Result<(Written, ConnectorInfo), HerderError> {
         config.insert("name".to_owned(), name.to_owned());
-        let kind = validate_connector_config(self.worker.registry(), &config)?;
+        let (registry, submitted) = (self.worker.registry().clone(), config.clone());
+        let kind = off_runtime(move || validate_connector_config(&registry, &submitted)).await?;
         self.require_leader()?;
         let exists = self.snapshot().contains(name);
         if exists && !allow_replace {

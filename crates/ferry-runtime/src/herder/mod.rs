@@ -17,7 +17,7 @@ pub use offsets::{
     alter as alter_offsets, read as read_offsets, reset as reset_offsets, ConnectorOffset,
 };
 pub use standalone::StandaloneHerder;
-pub use validation::{config_infos, validate_connector_config, ConfigInfos};
+pub use validation::{config_infos, off_runtime, validate_connector_config, ConfigInfos};
 
 use std::sync::Arc;
 

@@ -9,6 +9,9 @@ use ferry_kafka::consumer::Subscription;
 use ferry_kafka::group_offsets::{self, GroupWriteError};
 
 use crate::config::connector::ConnectorConfig;
+use std::sync::Arc;
+
+use crate::herder::validation::off_runtime;
 use crate::herder::HerderError;
 use crate::plugins::{PluginKind, Registry};
 use crate::storage::offset_codec::{decode_key, decode_offset, encode_key, encode_offset};
@@ -172,8 +175,10 @@ fn message(external: bool, verb: &str) -> String {
     }
 }
 
-fn plugin_check(
-    registry: &Registry,
+/// Asks a new instance of the connector whether it accepts the offsets (`alterOffsets`), off
+/// the runtime's threads: a plugin that hangs there holds only this request.
+async fn plugin_check(
+    registry: &Arc<Registry>,
     name: &str,
     config: &ConfigMap,
     offsets: &[(OffsetMap, Option<OffsetMap>)],
@@ -187,9 +192,10 @@ fn plugin_check(
             "Failed to find any class that implements Connector and which name matches {class}"
         ))
     })?;
-    (plugin.create)()
-        .as_connector()
-        .alter_offsets(config, offsets)
+    let create = plugin.create.clone();
+    let (config, offsets) = (config.clone(), offsets.to_vec());
+    off_runtime(move || create().as_connector().alter_offsets(&config, &offsets))
+        .await
         // Java answers with the connector's own reason.
         .map_err(|e| {
             tracing::warn!(connector = name, error = %e, "The connector refused the new offsets");
@@ -220,7 +226,7 @@ pub async fn alter(
             .into_iter()
             .map(|o| (o.partition, o.offset))
             .collect();
-        let external = plugin_check(worker.registry(), name, config, &pairs)?;
+        let external = plugin_check(worker.registry(), name, config, &pairs).await?;
         let (group, _) = sink_group(name, config);
         let client = sink_client(worker, config, &group)?;
         let written = tokio::task::spawn_blocking(move || group_offsets::alter(&client, &entries))
@@ -254,7 +260,7 @@ pub async fn alter(
         .into_iter()
         .map(|o| (o.partition, o.offset))
         .collect();
-    let external = plugin_check(worker.registry(), name, config, &pairs)?;
+    let external = plugin_check(worker.registry(), name, config, &pairs).await?;
     worker
         .offset_store_for(config)
         .set(entries)
@@ -278,7 +284,7 @@ pub async fn reset(
         let current = read(worker, name, kind, config).await?;
         let pairs: Vec<(OffsetMap, Option<OffsetMap>)> =
             current.into_iter().map(|o| (o.partition, None)).collect();
-        let external = plugin_check(worker.registry(), name, config, &pairs)?;
+        let external = plugin_check(worker.registry(), name, config, &pairs).await?;
         let (group, _) = sink_group(name, config);
         let client = sink_client(worker, config, &group)?;
         return match group_offsets::delete(&client, &group).await {

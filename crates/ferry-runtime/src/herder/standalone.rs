@@ -16,12 +16,12 @@ use super::core;
 use super::standalone_core::{Core, Job};
 use crate::herder::offsets::{self, ConnectorOffset};
 use crate::herder::status_view;
-use crate::herder::validation::validate_connector_config;
+use crate::herder::validation::{off_runtime, validate_connector_config};
 use crate::herder::{
     ConfigPatch, ConnectorInfo, ConnectorStateInfo, Herder, HerderError, RestartRequest, StateInfo,
     Written,
 };
-use crate::plugins::Registry;
+use crate::plugins::{PluginKind, Registry};
 use crate::status::TaskId;
 use crate::worker::{TargetState, Worker, SLOW_CALL_NOTICE};
 
@@ -194,7 +194,8 @@ impl Herder for StandaloneHerder {
         initial_state: TargetState,
     ) -> Result<(Written, ConnectorInfo), HerderError> {
         config.insert("name".to_owned(), name.to_owned());
-        let kind = validate_connector_config(self.worker.registry(), &config)?;
+        let (registry, submitted) = (self.worker.registry().clone(), config.clone());
+        let kind = off_runtime(move || validate_connector_config(&registry, &submitted)).await?;
         let name = name.to_owned();
         let owned = name.clone();
         let (written, started) = self
@@ -343,21 +344,15 @@ impl Herder for StandaloneHerder {
         name: &str,
         changes: Vec<ConnectorOffset>,
     ) -> Result<String, HerderError> {
-        let name = name.to_owned();
-        self.call(move |core| async move {
-            let altered = core.alter_offsets(&name, changes).await;
-            (core, altered)
-        })
-        .await?
+        // Checked on the loop, carried out off it: the connector's alterOffsets (asked of a
+        // new instance, as Java does) may hang, and only this request waits for it.
+        let (kind, config) = self.stopped(name).await?;
+        offsets::alter(&self.worker, name, kind, &config, changes).await
     }
 
     async fn reset_connector_offsets(&self, name: &str) -> Result<String, HerderError> {
-        let name = name.to_owned();
-        self.call(move |core| async move {
-            let reset = core.reset_offsets(&name).await;
-            (core, reset)
-        })
-        .await?
+        let (kind, config) = self.stopped(name).await?;
+        offsets::reset(&self.worker, name, kind, &config).await
     }
 
     fn registry(&self) -> Arc<Registry> {
@@ -393,6 +388,15 @@ impl StandaloneHerder {
         .await?
     }
 
+    async fn stopped(&self, name: &str) -> Result<(PluginKind, ConfigMap), HerderError> {
+        let name = name.to_owned();
+        self.call(move |core| async move {
+            let stopped = core.stopped(&name);
+            (core, stopped)
+        })
+        .await?
+    }
+
     fn topic_tracking(&self, reset: bool) -> Result<(), HerderError> {
         core::require_topic_tracking(self.worker.config(), reset)
     }
@@ -401,3 +405,7 @@ impl StandaloneHerder {
 #[cfg(test)]
 #[path = "standalone_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "stuck_native_tests.rs"]
+mod stuck_native_tests;

@@ -11,7 +11,6 @@ use tokio::sync::mpsc;
 
 use super::core::{self, not_found, unknown_connector};
 use super::standalone_fetch::Fetches;
-use crate::herder::offsets::{self, ConnectorOffset};
 use crate::herder::status_view::restart_plan;
 use crate::herder::{ConnectorInfo, ConnectorStateInfo, HerderError, RestartRequest, Written};
 use crate::plugins::PluginKind;
@@ -255,29 +254,16 @@ impl Core {
         Ok(plan.answer)
     }
 
-    /// A connector whose offsets may be changed: it exists and is STOPPED with no tasks.
-    fn stopped(&self, name: &str) -> Result<&ConnectorEntry, HerderError> {
+    /// A connector whose offsets may be changed (it exists and is STOPPED with no tasks):
+    /// its kind and config.
+    pub fn stopped(&self, name: &str) -> Result<(PluginKind, ConfigMap), HerderError> {
         let entry = self.entry(name)?;
         core::require_stopped(
             name,
             entry.target == TargetState::Stopped,
             !entry.task_configs.is_empty(),
         )?;
-        Ok(entry)
-    }
-
-    pub async fn alter_offsets(
-        &self,
-        name: &str,
-        changes: Vec<ConnectorOffset>,
-    ) -> Result<String, HerderError> {
-        let entry = self.stopped(name)?;
-        offsets::alter(&self.worker, name, entry.kind, &entry.config, changes).await
-    }
-
-    pub async fn reset_offsets(&self, name: &str) -> Result<String, HerderError> {
-        let entry = self.stopped(name)?;
-        offsets::reset(&self.worker, name, entry.kind, &entry.config).await
+        Ok((entry.kind, entry.config.clone()))
     }
 
     fn write_status(&self, id: Option<&TaskId>, name: &str, state: State) {

@@ -30,6 +30,17 @@ pub struct ConfigInfos {
     pub configs: Vec<ConfigInfo>,
 }
 
+/// Runs a validation off the runtime's threads: a plugin's `validate` may block (a hosted one
+/// waits on the JVM), and one that hangs must hold only its own request, never the threads
+/// every other request, task and herder loop run on. Java validates on an executor of its own
+/// for the same reason.
+pub async fn off_runtime<R: Send + 'static>(validation: impl FnOnce() -> R + Send + 'static) -> R {
+    match tokio::task::spawn_blocking(validation).await {
+        Ok(answer) => answer,
+        Err(error) => std::panic::resume_unwind(error.into_panic()),
+    }
+}
+
 /// Validates `config` and reports every key, with the connector's kind, as Kafka 4.4 does: a
 /// connector's own `config.providers*` keys are dropped first (only the worker's providers
 /// resolve variables), validation sees the resolved values, and a key whose value a provider
