@@ -252,3 +252,55 @@ fn a_java_connector_stuck_in_any_call_holds_up_nothing_in_distributed() {
     every_hang_leaves_the_worker_free(&ferry, dir.path(), "distributed");
     ferry.stop();
 }
+
+/// A rebalance that revokes connectors whose stop hangs: the worker rejoins once they are
+/// abandoned after the graceful timeout (well within the rebalance timeout), and the revoked
+/// work runs on the new worker.
+#[test]
+fn a_worker_whose_revoked_connectors_hang_in_stop_still_rejoins_and_the_work_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = unique("stuck-rebalance");
+    let topic = unique("stuck-rebalance");
+    let (first_port, second_port) = (port(), port());
+    let first = Ferry::distributed(
+        dir.path(),
+        first_port,
+        &distributed_properties(dir.path(), first_port, &cluster, &worker_extra()),
+    );
+    let names: Vec<String> = (0..4).map(|i| format!("{topic}-{i}")).collect();
+    for name in &names {
+        put(&first, name, &hanging_config("stop", &topic));
+    }
+    for name in &names {
+        running_with_task(&first, name);
+    }
+    let joined = Instant::now();
+    let second = Ferry::distributed(
+        dir.path(),
+        second_port,
+        &distributed_properties(dir.path(), second_port, &cluster, &worker_extra()),
+    );
+    let second_id = format!("127.0.0.1:{second_port}");
+    wait_until(
+        "revoked connectors running on the new worker, every connector and task RUNNING",
+        GRACEFUL + Duration::from_secs(30),
+        || {
+            let statuses: Vec<serde_json::Value> = names.iter().map(|n| first.status(n)).collect();
+            statuses.iter().all(|s| {
+                s["connector"]["state"] == "RUNNING" && s["tasks"][0]["state"] == "RUNNING"
+            }) && statuses
+                .iter()
+                .any(|s| s["connector"]["worker_id"] == second_id.as_str())
+        },
+    );
+    let took = joined.elapsed();
+    let log = first.log_text();
+    assert!(
+        log.contains("Connector did not stop within the graceful shutdown timeout; abandoning it"),
+        "a revoked connector was abandoned:\n{log}"
+    );
+    listing_answers(&first, &names[0], true);
+    eprintln!("the work moved {took:?} after the second worker started");
+    second.stop();
+    first.stop();
+}

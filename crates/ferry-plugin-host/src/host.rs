@@ -3,7 +3,7 @@
 //! readers and connector contexts).
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -46,7 +46,8 @@ pub struct HostSettings {
 
 impl HostSettings {
     /// The host's directory: `FERRY_PLUGIN_HOST`, else `plugin-host/target` found from the
-    /// running binary's directory upwards, else from the working directory.
+    /// running binary's directory upwards, else from the working directory, else the checkout
+    /// the binary was built in.
     pub fn find_home() -> Option<PathBuf> {
         if let Some(dir) = std::env::var_os("FERRY_PLUGIN_HOST") {
             return Some(PathBuf::from(dir));
@@ -64,7 +65,13 @@ impl HostSettings {
                 }
             }
         }
-        None
+        // A binary copied out of the checkout (cargo install) still finds the host built in
+        // the checkout it was built from.
+        let built_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugin-host/target");
+        built_in
+            .join("ferry-plugin-host.jar")
+            .is_file()
+            .then_some(built_in)
     }
 
     /// `java` from `JAVA_HOME` when set, as Kafka's scripts choose it.
