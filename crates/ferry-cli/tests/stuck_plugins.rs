@@ -225,6 +225,41 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
     status_answers(ferry, &name);
     delete_returns(ferry, &name);
 
+    // validate() hangs, in three creates at once (more than the runtime has threads): each
+    // waits for its own validation, and nothing else does.
+    let validating = format!(
+        r#"{{"connector.class":"dev.ferry.testplugin.HangingSourceConnector","hang.in":"validate","hang.ms":"6000","topic":"{topic}","tasks.max":"1"}}"#
+    );
+    std::thread::scope(|s| {
+        let creates: Vec<_> = (0..3)
+            .map(|i| {
+                let (name, config) = (format!("{topic}-validate-{i}"), validating.as_str());
+                s.spawn(move || {
+                    timed(
+                        ferry,
+                        "PUT",
+                        &format!("/connectors/{name}/config"),
+                        Some(config),
+                    )
+                })
+            })
+            .collect();
+        another_connector_runs(ferry, dir, &format!("{topic}-validate-other"));
+        listing_answers(ferry, &warm, true);
+        assert!(
+            creates.iter().all(|c| !c.is_finished()),
+            "the checks ran while the validations hung"
+        );
+        for create in creates {
+            let (code, answer, took) = create.join().unwrap();
+            assert_eq!(code, 201, "{answer}");
+            assert!(
+                took >= Duration::from_secs(5),
+                "the validation hung: {took:?}"
+            );
+        }
+    });
+
     // The worker stayed whole: what was started before and between the hangs still runs.
     running_with_task(ferry, &warm);
 }

@@ -61,6 +61,25 @@ async fn run(
     }
 }
 
+/// Runs `job` on the loop whose queue `jobs` is, and answers what it answered.
+async fn call_on<R, F, Fut>(jobs: &mpsc::UnboundedSender<Job>, job: F) -> Result<R, HerderError>
+where
+    R: Send + 'static,
+    F: FnOnce(Core) -> Fut + Send + 'static,
+    Fut: Future<Output = (Core, R)> + Send + 'static,
+{
+    let (reply, answer) = oneshot::channel();
+    let job: Job = Box::new(move |core| {
+        Box::pin(async move {
+            let (core, result) = job(core).await;
+            let _ = reply.send(result);
+            core
+        })
+    });
+    jobs.send(job).map_err(|_| shutting_down())?;
+    answer.await.map_err(|_| shutting_down())
+}
+
 impl StandaloneHerder {
     /// A herder over `worker`; `reconfigure` carries connectors' requests for new task configs.
     pub fn new(
@@ -91,16 +110,7 @@ impl StandaloneHerder {
         F: FnOnce(Core) -> Fut + Send + 'static,
         Fut: Future<Output = (Core, R)> + Send + 'static,
     {
-        let (reply, answer) = oneshot::channel();
-        let job: Job = Box::new(move |core| {
-            Box::pin(async move {
-                let (core, result) = job(core).await;
-                let _ = reply.send(result);
-                core
-            })
-        });
-        self.jobs.send(job).map_err(|_| shutting_down())?;
-        answer.await.map_err(|_| shutting_down())
+        call_on(&self.jobs, job).await
     }
 
     pub fn worker(&self) -> &Arc<Worker> {
@@ -194,18 +204,29 @@ impl Herder for StandaloneHerder {
         initial_state: TargetState,
     ) -> Result<(Written, ConnectorInfo), HerderError> {
         config.insert("name".to_owned(), name.to_owned());
-        let (registry, submitted) = (self.worker.registry().clone(), config.clone());
-        let kind = off_runtime(move || validate_connector_config(&registry, &submitted)).await?;
         let name = name.to_owned();
-        let owned = name.clone();
-        let (written, started) = self
-            .call(move |mut core| async move {
+        let (owned, registry, jobs) = (
+            name.clone(),
+            self.worker.registry().clone(),
+            self.jobs.clone(),
+        );
+        // Validated and carried out on a task of its own: a client that gives up (a REST
+        // request timing out) does not cut the change short.
+        let put = tokio::spawn(async move {
+            let submitted = config.clone();
+            let kind =
+                off_runtime(move || validate_connector_config(&registry, &submitted)).await?;
+            call_on(&jobs, move |mut core| async move {
                 let put = core
                     .put(&owned, config, kind, allow_replace, initial_state)
                     .await;
                 (core, put)
             })
-            .await??;
+            .await?
+        });
+        let (written, started) = put
+            .await
+            .map_err(|e| HerderError::Internal(format!("The change was not carried out: {e}")))??;
         // As Java, the answer waits for the connector's start and its first task configs, but
         // outside the loop: a start or taskConfigs that hangs delays only this answer, and only
         // for so long.

@@ -1,0 +1,11 @@
+//! MirrorMaker 2 as Kafka's `connect/mirror` and `connect/mirror-client` modules define it:
+//! replication policies, the records of its internal topics (byte for byte as Java writes
+//! them), the offset translation of its checkpoints, and the decisions its tasks make. The
+//! connectors that use these come on top.
+
+pub mod offset_sync_store;
+pub mod partition_state;
+pub mod records;
+pub mod replication_policy;
+pub mod task_assignment;
+pub mod topic_filter;
