@@ -330,9 +330,13 @@ fn a_worker_whose_revoked_connectors_hang_in_stop_still_rejoins_and_the_work_mov
     );
     let took = joined.elapsed();
     let log = first.log_text();
+    // Abandoned by the worker, or given up on by the plugin host's own stop timeout (the same
+    // graceful timeout): whichever came first.
     assert!(
-        log.contains("Connector did not stop within the graceful shutdown timeout; abandoning it"),
-        "a revoked connector was abandoned:\n{log}"
+        log.contains("Stopping revoked connector")
+            && (log.contains("Connector did not stop within the graceful shutdown timeout")
+                || log.contains("did not answer connector.stop within")),
+        "a revoked connector hung in stop and was given up on:\n{log}"
     );
     listing_answers(&first, &names[0], true);
     eprintln!("the work moved {took:?} after the second worker started");
