@@ -16,10 +16,10 @@ use crate::status::{MemoryStatusStore, State, TaskId};
 use crate::worker::fakes::{worker_props, FakeClients, MemoryOffsetStore};
 use crate::worker::{TargetState, Worker};
 
-struct Setup {
-    herder: Arc<StandaloneHerder>,
-    clients: Arc<FakeClients>,
-    dir: tempfile::TempDir,
+pub(super) struct Setup {
+    pub(super) herder: Arc<StandaloneHerder>,
+    pub(super) clients: Arc<FakeClients>,
+    pub(super) dir: tempfile::TempDir,
 }
 
 fn props(pairs: &[(&str, &str)]) -> ConfigMap {
@@ -30,6 +30,11 @@ fn props(pairs: &[(&str, &str)]) -> ConfigMap {
 }
 
 fn setup() -> Setup {
+    setup_with(Registry::builtin())
+}
+
+/// A standalone herder over in-memory clients with `registry`'s plugins (graceful timeout 2 s).
+pub(super) fn setup_with(registry: Registry) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let settings = worker_props(100, &[("task.shutdown.graceful.timeout.ms", "2000")]);
     let clients = Arc::new(FakeClients::default());
@@ -37,7 +42,7 @@ fn setup() -> Setup {
     let worker = Worker::new(
         "test:8083".to_owned(),
         Arc::new(WorkerConfig::standalone(&settings).unwrap()),
-        Arc::new(Registry::builtin()),
+        Arc::new(registry),
         Arc::new(MemoryOffsetStore::default()),
         Arc::new(MemoryStatusStore::default()),
         CancellationToken::new(),
@@ -52,7 +57,7 @@ fn setup() -> Setup {
     }
 }
 
-async fn until(what: &str, mut condition: impl AsyncFnMut() -> bool) {
+pub(super) async fn until(what: &str, mut condition: impl AsyncFnMut() -> bool) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while !condition().await {
         assert!(

@@ -14,18 +14,14 @@ use ferry_api::connector::{
 use ferry_api::record::{SinkRecord, SourceRecord};
 use ferry_api::task::{SinkTask, SinkTaskContext, SourceTask, SourceTaskContext};
 use ferry_api::ConfigMap;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
-use super::StandaloneHerder;
-use crate::config::worker::WorkerConfig;
+use super::tests::{setup_with, until, Setup};
 use crate::herder::Herder;
 use crate::plugins::{ConnectorPlugin, PluginKind, Registry};
-use crate::status::{MemoryStatusStore, State};
-use crate::worker::fakes::{worker_props, FakeClients, MemoryOffsetStore};
-use crate::worker::{TargetState, Worker};
+use crate::status::State;
+use crate::worker::TargetState;
 
-/// The graceful timeout of these workers.
+/// The graceful timeout of the workers `setup_with` makes.
 const GRACEFUL: Duration = Duration::from_secs(2);
 
 static PUT_ENTERED: AtomicBool = AtomicBool::new(false);
@@ -123,21 +119,7 @@ impl SourceTask for StuckTask {
     }
 }
 
-struct Setup {
-    herder: Arc<StandaloneHerder>,
-    clients: Arc<FakeClients>,
-    dir: tempfile::TempDir,
-}
-
 fn setup() -> Setup {
-    let dir = tempfile::tempdir().unwrap();
-    let settings = worker_props(
-        100,
-        &[(
-            "task.shutdown.graceful.timeout.ms",
-            &GRACEFUL.as_millis().to_string(),
-        )],
-    );
     let mut registry = Registry::builtin();
     registry.add_hosted(
         vec![
@@ -155,40 +137,12 @@ fn setup() -> Setup {
         Vec::new(),
         false,
     );
-    let clients = Arc::new(FakeClients::default());
-    let (tx, rx) = mpsc::unbounded_channel();
-    let worker = Worker::new(
-        "test:8083".to_owned(),
-        Arc::new(WorkerConfig::standalone(&settings).unwrap()),
-        Arc::new(registry),
-        Arc::new(MemoryOffsetStore::default()),
-        Arc::new(MemoryStatusStore::default()),
-        CancellationToken::new(),
-        tx,
-    )
-    .with_clients(clients.clone());
-    let herder = StandaloneHerder::new(Arc::new(worker), "cluster".to_owned(), rx);
-    Setup {
-        herder,
-        clients,
-        dir,
-    }
-}
-
-async fn until(what: &str, mut condition: impl AsyncFnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while !condition().await {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    setup_with(registry)
 }
 
 impl Setup {
     /// Creates a connector; the answer must come within `within`.
-    async fn put(&self, name: &str, config: &[(&str, &str)], within: Duration) {
+    async fn create_within(&self, name: &str, config: &[(&str, &str)], within: Duration) {
         let mut config: ConfigMap = config
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
@@ -203,7 +157,7 @@ impl Setup {
             .unwrap();
     }
 
-    async fn states(&self, name: &str) -> Option<(State, Vec<State>)> {
+    async fn states_if_any(&self, name: &str) -> Option<(State, Vec<State>)> {
         let status = self.herder.connector_status(name).await.ok()?;
         Some((
             status.connector.state,
@@ -226,9 +180,10 @@ impl Setup {
             ("file", file.as_str()),
             ("topic", "other"),
         ];
-        self.put(other, &config, Duration::from_secs(5)).await;
+        self.create_within(other, &config, Duration::from_secs(5))
+            .await;
         until(&format!("{other} and its task running"), async || {
-            self.states(other).await == Some((State::Running, vec![State::Running]))
+            self.states_if_any(other).await == Some((State::Running, vec![State::Running]))
         })
         .await;
     }
@@ -254,7 +209,8 @@ async fn a_native_sink_whose_put_never_returns_holds_up_nothing() {
         ("topics", "t"),
         ("stuck.in", "put"),
     ];
-    s.put("stuck", &config, Duration::from_secs(5)).await;
+    s.create_within("stuck", &config, Duration::from_secs(5))
+        .await;
     until("the consumer made", async || {
         !s.clients.consumer_ids().is_empty()
     })
@@ -264,7 +220,7 @@ async fn a_native_sink_whose_put_never_returns_holds_up_nothing() {
     consumer.add_records("t", 0, 0, 3);
     until("put entered", async || PUT_ENTERED.load(Ordering::SeqCst)).await;
     assert_eq!(
-        s.states("stuck").await,
+        s.states_if_any("stuck").await,
         Some((State::Running, vec![State::Running]))
     );
     s.worker_stays_free("other").await;
@@ -280,7 +236,8 @@ async fn a_native_source_whose_poll_never_returns_holds_up_nothing() {
         ("topic", "t"),
         ("stuck.in", "poll"),
     ];
-    s.put("stuck", &config, Duration::from_secs(5)).await;
+    s.create_within("stuck", &config, Duration::from_secs(5))
+        .await;
     until("poll entered", async || POLL_ENTERED.load(Ordering::SeqCst)).await;
     s.worker_stays_free("other").await;
     s.delete("stuck").await;
@@ -296,12 +253,16 @@ async fn a_native_connector_stuck_in_task_configs_holds_up_nothing() {
         ("stuck.in", "taskConfigs"),
     ];
     // The create waits for the first task configs at most 5 s, as Java's waits for them.
-    s.put("stuck", &config, Duration::from_secs(7)).await;
+    s.create_within("stuck", &config, Duration::from_secs(7))
+        .await;
     until("taskConfigs entered", async || {
         TASK_CONFIGS_ENTERED.load(Ordering::SeqCst)
     })
     .await;
-    assert_eq!(s.states("stuck").await, Some((State::Running, vec![])));
+    assert_eq!(
+        s.states_if_any("stuck").await,
+        Some((State::Running, vec![]))
+    );
     s.worker_stays_free("other").await;
     s.delete("stuck").await;
     s.herder.stop().await;
