@@ -3,6 +3,8 @@
 //! them), the offset translation of its checkpoints, and the decisions its tasks make. The
 //! connectors that use these come on top.
 
+pub mod client_configs;
+pub mod config;
 pub mod offset_sync_store;
 pub mod partition_state;
 pub mod records;

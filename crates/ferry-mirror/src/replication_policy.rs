@@ -2,7 +2,7 @@
 //! `DefaultReplicationPolicy` (`<source>.<topic>`) and `IdentityReplicationPolicy` (names kept),
 //! configured by the same keys.
 
-use std::collections::HashMap;
+use ferry_api::ConfigMap;
 
 pub const REPLICATION_POLICY_CLASS: &str = "replication.policy.class";
 pub const SEPARATOR: &str = "replication.policy.separator";
@@ -87,7 +87,7 @@ impl Default for DefaultReplicationPolicy {
 
 impl DefaultReplicationPolicy {
     /// As Java's `configure`: the internal-topic flag is read only when a separator is set.
-    pub fn configured(props: &HashMap<String, String>) -> Self {
+    pub fn configured(props: &ConfigMap) -> Self {
         let mut policy = DefaultReplicationPolicy::default();
         if let Some(separator) = props.get(SEPARATOR) {
             policy.separator = separator.clone();
@@ -181,7 +181,7 @@ pub struct IdentityReplicationPolicy {
 }
 
 impl IdentityReplicationPolicy {
-    pub fn configured(props: &HashMap<String, String>) -> Self {
+    pub fn configured(props: &ConfigMap) -> Self {
         IdentityReplicationPolicy {
             base: DefaultReplicationPolicy::configured(props),
             source_cluster_alias: props.get(SOURCE_CLUSTER_ALIAS).cloned(),
@@ -238,9 +238,7 @@ impl ReplicationPolicy for IdentityReplicationPolicy {
 
 /// The policy a connector's config names (`replication.policy.class`, Java's class names and
 /// simple names), configured with the connector's properties as Java configures it.
-pub fn from_config(
-    props: &HashMap<String, String>,
-) -> Result<Box<dyn ReplicationPolicy>, PolicyError> {
+pub fn from_config(props: &ConfigMap) -> Result<Box<dyn ReplicationPolicy>, PolicyError> {
     let class = props
         .get(REPLICATION_POLICY_CLASS)
         .map(|c| c.trim())
@@ -260,7 +258,7 @@ pub fn from_config(
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
         pairs
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))

@@ -3,7 +3,7 @@
 //! matched against the whole name; an exclude wins over an include, and an empty include list
 //! matches nothing.
 
-use std::collections::HashMap;
+use ferry_api::ConfigMap;
 
 use regex::Regex;
 
@@ -29,7 +29,7 @@ pub struct FilterError {
 /// Java's `ConfigDef` list parsing, then `String.join("|")` and `Pattern.compile`; `None` for
 /// an empty list.
 fn pattern(
-    props: &HashMap<String, String>,
+    props: &ConfigMap,
     key: &'static str,
     default: &str,
 ) -> Result<Option<Regex>, FilterError> {
@@ -66,7 +66,7 @@ impl NameFilter {
     }
 
     /// `topics` and `topics.exclude`.
-    pub fn topics(props: &HashMap<String, String>) -> Result<Self, FilterError> {
+    pub fn topics(props: &ConfigMap) -> Result<Self, FilterError> {
         Ok(NameFilter {
             include: pattern(props, TOPICS, TOPICS_DEFAULT)?,
             exclude: pattern(props, TOPICS_EXCLUDE, TOPICS_EXCLUDE_DEFAULT)?,
@@ -74,7 +74,7 @@ impl NameFilter {
     }
 
     /// `groups` and `groups.exclude`.
-    pub fn groups(props: &HashMap<String, String>) -> Result<Self, FilterError> {
+    pub fn groups(props: &ConfigMap) -> Result<Self, FilterError> {
         Ok(NameFilter {
             include: pattern(props, GROUPS, GROUPS_DEFAULT)?,
             exclude: pattern(props, GROUPS_EXCLUDE, GROUPS_EXCLUDE_DEFAULT)?,
@@ -89,7 +89,7 @@ pub struct ConfigPropertyFilter {
 }
 
 impl ConfigPropertyFilter {
-    pub fn new(props: &HashMap<String, String>) -> Result<Self, FilterError> {
+    pub fn new(props: &ConfigMap) -> Result<Self, FilterError> {
         Ok(ConfigPropertyFilter {
             exclude: pattern(
                 props,
@@ -108,7 +108,7 @@ impl ConfigPropertyFilter {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
         pairs
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
