@@ -27,6 +27,7 @@ pub async fn registry(
     ferry_runtime::worker::auto_restart::RestartPolicy::for_connectors(&config.originals)
         .map_err(|e| anyhow!(e))?;
     let mut registry = Registry::builtin();
+    add_test_connectors(&mut registry);
     registry.client_overrides =
         ferry_runtime::config::override_policy::ClientOverrides::from_worker_props(
             &config.originals,
@@ -148,3 +149,34 @@ pub async fn registry(
     registry.add_hosted(connectors, others, prefer_hosted);
     Ok((registry, Some(host)))
 }
+
+/// The broker tests' hanging connectors, in their build only and when asked for.
+#[cfg(feature = "kafka-integration-tests")]
+fn add_test_connectors(registry: &mut Registry) {
+    use ferry_api::connector::AnyConnector;
+    use ferry_test_connectors as hanging;
+    if std::env::var_os("FERRY_TEST_CONNECTORS").is_none() {
+        return;
+    }
+    registry.add_hosted(
+        vec![
+            ConnectorPlugin::native(
+                hanging::SOURCE_CLASS_NAME,
+                PluginKind::Source,
+                hanging::VERSION,
+                || AnyConnector::Source(Box::<hanging::HangingConnector>::default()),
+            ),
+            ConnectorPlugin::native(
+                hanging::SINK_CLASS_NAME,
+                PluginKind::Sink,
+                hanging::VERSION,
+                || AnyConnector::Sink(Box::<hanging::HangingConnector>::default()),
+            ),
+        ],
+        Vec::new(),
+        false,
+    );
+}
+
+#[cfg(not(feature = "kafka-integration-tests"))]
+fn add_test_connectors(_: &mut Registry) {}

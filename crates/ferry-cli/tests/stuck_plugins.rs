@@ -1,6 +1,7 @@
 //! One stuck plugin never freezes the worker: a Java source connector (the repository's test
-//! plugin, run by the plugin host) that hangs in start, taskConfigs, stop or its task's poll,
-//! in standalone and distributed mode, on a real broker. While it hangs, the REST API answers
+//! plugin, run by the plugin host) and its native twin (`ferry-test-connectors`) that hang in
+//! start, taskConfigs, stop, validate (Java) or their task's poll or put (native), in
+//! standalone and distributed mode, on a real broker. While it hangs, the REST API answers
 //! within a second, another connector reaches RUNNING within 5 s, the stuck connector's status
 //! answers, and deleting it returns within the graceful timeout plus 5 s.
 #![cfg(feature = "kafka-integration-tests")]
@@ -56,9 +57,29 @@ fn put(ferry: &Ferry, name: &str, config: &str) -> Duration {
     took
 }
 
-fn hanging_config(call: &str, topic: &str) -> String {
+/// The stuck plugin: Java's, run by the plugin host, or the native one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plugin {
+    Java,
+    Native,
+}
+
+impl Plugin {
+    fn source_class(self) -> &'static str {
+        match self {
+            Plugin::Java => "dev.ferry.testplugin.HangingSourceConnector",
+            Plugin::Native => "dev.ferry.test.HangingSourceConnector",
+        }
+    }
+}
+
+/// What the native plugins need: the test build's hanging connectors registered.
+const NATIVE_ENV: &[(&str, &str)] = &[("FERRY_TEST_CONNECTORS", "1")];
+
+fn hanging_config(plugin: Plugin, call: &str, topic: &str) -> String {
     format!(
-        r#"{{"connector.class":"dev.ferry.testplugin.HangingSourceConnector","hang.in":"{call}","hang.ms":"{HANG_MS}","topic":"{topic}","tasks.max":"1"}}"#
+        r#"{{"connector.class":"{}","hang.in":"{call}","hang.ms":"{HANG_MS}","topic":"{topic}","tasks.max":"1"}}"#,
+        plugin.source_class()
     )
 }
 
@@ -135,17 +156,17 @@ fn running_with_task(ferry: &Ferry, name: &str) {
 }
 
 /// Each hang in turn, on one worker.
-fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
+fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str, plugin: Plugin) {
     let topic = unique(&format!("stuck-{mode}"));
     // Warms the plugin host up, so the bounds below measure the worker, not a JVM start.
     let warm = format!("{topic}-warm");
-    put(ferry, &warm, &hanging_config("none", &topic));
+    put(ferry, &warm, &hanging_config(plugin, "none", &topic));
     running_with_task(ferry, &warm);
 
     // start() hangs: the connector is listed, its status answers and, after 5 s, says what
     // it waits on; the PUT itself waits at most that long.
     let name = format!("{topic}-start");
-    let took = put(ferry, &name, &hanging_config("start", &topic));
+    let took = put(ferry, &name, &hanging_config(plugin, "start", &topic));
     assert!(
         took < Duration::from_secs(7),
         "PUT of a connector stuck in start took {took:?}"
@@ -175,7 +196,7 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
 
     // taskConfigs() hangs: the connector runs without tasks meanwhile, as in Java.
     let name = format!("{topic}-taskconfigs");
-    let took = put(ferry, &name, &hanging_config("taskConfigs", &topic));
+    let took = put(ferry, &name, &hanging_config(plugin, "taskConfigs", &topic));
     assert!(
         took < Duration::from_secs(7),
         "PUT of a connector stuck in taskConfigs took {took:?}"
@@ -192,7 +213,7 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
     // stop() hangs: the worker goes on without waiting for it, so a request made while the
     // delete is under way is answered at once.
     let name = format!("{topic}-stop");
-    put(ferry, &name, &hanging_config("stop", &topic));
+    put(ferry, &name, &hanging_config(plugin, "stop", &topic));
     running_with_task(ferry, &name);
     std::thread::scope(|s| {
         s.spawn(|| delete_returns(ferry, &name));
@@ -218,13 +239,51 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
 
     // The task's poll() hangs: the connector and task show RUNNING, as Java shows them.
     let name = format!("{topic}-poll");
-    put(ferry, &name, &hanging_config("poll", &topic));
+    put(ferry, &name, &hanging_config(plugin, "poll", &topic));
     running_with_task(ferry, &name);
     listing_answers(ferry, &name, true);
     another_connector_runs(ferry, dir, &format!("{name}-other"));
     status_answers(ferry, &name);
     delete_returns(ferry, &name);
 
+    if plugin == Plugin::Native {
+        a_native_put_that_hangs_holds_up_nothing(ferry, dir, &topic);
+    } else {
+        a_validate_that_hangs_holds_up_nothing(ferry, dir, &topic, &warm);
+    }
+
+    // The worker stayed whole: what was started before and between the hangs still runs.
+    running_with_task(ferry, &warm);
+}
+
+/// A native sink whose put() does not return, fed by a FileStream source.
+fn a_native_put_that_hangs_holds_up_nothing(ferry: &Ferry, dir: &Path, topic: &str) {
+    let feed = format!("{topic}-feed");
+    let file = dir.join(format!("{feed}.txt"));
+    write_file(&file, "one\ntwo\n");
+    let config = format!(
+        r#"{{"connector.class":"FileStreamSource","file":"{}","topic":"{feed}"}}"#,
+        file.display()
+    );
+    put(ferry, &feed, &config);
+    wait_until("the feed in its topic", Duration::from_secs(30), || {
+        topic_records(&feed) >= 2
+    });
+    let name = format!("{topic}-put");
+    let config = format!(
+        r#"{{"connector.class":"dev.ferry.test.HangingSinkConnector","hang.in":"put","hang.ms":"{HANG_MS}","topics":"{feed}","tasks.max":"1"}}"#
+    );
+    put(ferry, &name, &config);
+    running_with_task(ferry, &name);
+    listing_answers(ferry, &name, true);
+    another_connector_runs(ferry, dir, &format!("{name}-other"));
+    status_answers(ferry, &name);
+    delete_returns(ferry, &name);
+}
+
+/// validate() hangs, in three creates at once (more than the runtime has threads): each waits
+/// for its own validation, and nothing else does.
+fn a_validate_that_hangs_holds_up_nothing(ferry: &Ferry, dir: &Path, topic: &str, warm: &str) {
     // validate() hangs, in three creates at once (more than the runtime has threads): each
     // waits for its own validation, and nothing else does.
     let validating = format!(
@@ -245,7 +304,7 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
             })
             .collect();
         another_connector_runs(ferry, dir, &format!("{topic}-validate-other"));
-        listing_answers(ferry, &warm, true);
+        listing_answers(ferry, warm, true);
         assert!(
             creates.iter().all(|c| !c.is_finished()),
             "the checks ran while the validations hung"
@@ -259,9 +318,6 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str) {
             );
         }
     });
-
-    // The worker stayed whole: what was started before and between the hangs still runs.
-    running_with_task(ferry, &warm);
 }
 
 #[test]
@@ -273,7 +329,37 @@ fn a_java_connector_stuck_in_any_call_holds_up_nothing_in_standalone() {
     text.push_str(&worker_extra());
     write_file(&worker, &text);
     let ferry = Ferry::start(dir.path(), port, &worker, &[]);
-    every_hang_leaves_the_worker_free(&ferry, dir.path(), "standalone");
+    every_hang_leaves_the_worker_free(&ferry, dir.path(), "standalone", Plugin::Java);
+    ferry.stop();
+}
+
+#[test]
+fn a_native_connector_stuck_in_any_call_holds_up_nothing_in_standalone() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let worker = worker_properties(dir.path(), port, 1000);
+    let mut text = std::fs::read_to_string(&worker).unwrap();
+    text.push_str(&format!(
+        "task.shutdown.graceful.timeout.ms={}\n",
+        GRACEFUL.as_millis()
+    ));
+    write_file(&worker, &text);
+    let ferry = Ferry::start_with_env(dir.path(), port, &worker, &[], NATIVE_ENV);
+    every_hang_leaves_the_worker_free(&ferry, dir.path(), "standalone-native", Plugin::Native);
+    ferry.stop();
+}
+
+#[test]
+fn a_native_connector_stuck_in_any_call_holds_up_nothing_in_distributed() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = port();
+    let extra = format!(
+        "task.shutdown.graceful.timeout.ms={}\n",
+        GRACEFUL.as_millis()
+    );
+    let worker = distributed_properties(dir.path(), port, &unique("stuck-native-cluster"), &extra);
+    let ferry = Ferry::distributed_with_env(dir.path(), port, &worker, NATIVE_ENV);
+    every_hang_leaves_the_worker_free(&ferry, dir.path(), "distributed-native", Plugin::Native);
     ferry.stop();
 }
 
@@ -284,7 +370,7 @@ fn a_java_connector_stuck_in_any_call_holds_up_nothing_in_distributed() {
     let worker =
         distributed_properties(dir.path(), port, &unique("stuck-cluster"), &worker_extra());
     let ferry = Ferry::distributed(dir.path(), port, &worker);
-    every_hang_leaves_the_worker_free(&ferry, dir.path(), "distributed");
+    every_hang_leaves_the_worker_free(&ferry, dir.path(), "distributed", Plugin::Java);
     ferry.stop();
 }
 
@@ -304,7 +390,7 @@ fn a_worker_whose_revoked_connectors_hang_in_stop_still_rejoins_and_the_work_mov
     );
     let names: Vec<String> = (0..4).map(|i| format!("{topic}-{i}")).collect();
     for name in &names {
-        put(&first, name, &hanging_config("stop", &topic));
+        put(&first, name, &hanging_config(Plugin::Java, "stop", &topic));
     }
     for name in &names {
         running_with_task(&first, name);

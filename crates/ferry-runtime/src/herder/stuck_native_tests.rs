@@ -2,18 +2,11 @@
 //! taskConfigs) hold up nothing else in a standalone worker: the herder answers, another
 //! connector runs, and the stuck one is deleted within the graceful timeout.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use ferry_api::config::ConfigDef;
-use ferry_api::connector::{
-    AnyConnector, Connector, ConnectorContext, SinkConnector, SourceConnector,
-};
-use ferry_api::record::{SinkRecord, SourceRecord};
-use ferry_api::task::{SinkTask, SinkTaskContext, SourceTask, SourceTaskContext};
+use ferry_api::connector::AnyConnector;
 use ferry_api::ConfigMap;
+use ferry_test_connectors as hanging;
 
 use super::tests::{setup_with, until, Setup};
 use crate::herder::Herder;
@@ -24,114 +17,15 @@ use crate::worker::TargetState;
 /// The graceful timeout of the workers `setup_with` makes.
 const GRACEFUL: Duration = Duration::from_secs(2);
 
-static PUT_ENTERED: AtomicBool = AtomicBool::new(false);
-static POLL_ENTERED: AtomicBool = AtomicBool::new(false);
-static TASK_CONFIGS_ENTERED: AtomicBool = AtomicBool::new(false);
-
-/// A connector whose `stuck.in` call (put, poll or taskConfigs) never returns.
-struct StuckConnector {
-    props: ConfigMap,
-}
-
-impl StuckConnector {
-    fn stuck_in(&self, call: &str) -> bool {
-        self.props.get("stuck.in").map(String::as_str) == Some(call)
-    }
-}
-
-impl Connector for StuckConnector {
-    fn version(&self) -> String {
-        "1".to_owned()
-    }
-    fn config_def(&self) -> ConfigDef {
-        ConfigDef::new()
-    }
-    fn start(
-        &mut self,
-        props: &ConfigMap,
-        _: Arc<dyn ConnectorContext>,
-    ) -> ferry_api::error::Result<()> {
-        self.props = props.clone();
-        Ok(())
-    }
-    fn task_configs(&self, _: usize) -> ferry_api::error::Result<Vec<ConfigMap>> {
-        if self.stuck_in("taskConfigs") {
-            TASK_CONFIGS_ENTERED.store(true, Ordering::SeqCst);
-            // Blocks its connector's thread for longer than any test runs.
-            std::thread::sleep(Duration::from_secs(600));
-        }
-        Ok(vec![self.props.clone()])
-    }
-    fn stop(&mut self) -> ferry_api::error::Result<()> {
-        Ok(())
-    }
-}
-
-impl SinkConnector for StuckConnector {
-    fn create_task(&self) -> Box<dyn SinkTask> {
-        Box::new(StuckTask)
-    }
-}
-
-impl SourceConnector for StuckConnector {
-    fn create_task(&self) -> Box<dyn SourceTask> {
-        Box::new(StuckTask)
-    }
-}
-
-struct StuckTask;
-
-#[async_trait]
-impl SinkTask for StuckTask {
-    fn version(&self) -> String {
-        "1".to_owned()
-    }
-    async fn start(
-        &mut self,
-        _: &ConfigMap,
-        _: Arc<dyn SinkTaskContext>,
-    ) -> ferry_api::error::Result<()> {
-        Ok(())
-    }
-    async fn put(&mut self, _: &[SinkRecord]) -> ferry_api::error::Result<()> {
-        PUT_ENTERED.store(true, Ordering::SeqCst);
-        std::future::pending().await
-    }
-    async fn stop(&mut self) -> ferry_api::error::Result<()> {
-        Ok(())
-    }
-}
-
-#[async_trait]
-impl SourceTask for StuckTask {
-    fn version(&self) -> String {
-        "1".to_owned()
-    }
-    async fn start(&mut self, _: &ConfigMap, _: SourceTaskContext) -> ferry_api::error::Result<()> {
-        Ok(())
-    }
-    async fn poll(&mut self) -> ferry_api::error::Result<Vec<SourceRecord>> {
-        POLL_ENTERED.store(true, Ordering::SeqCst);
-        std::future::pending().await
-    }
-    async fn stop(&mut self) -> ferry_api::error::Result<()> {
-        Ok(())
-    }
-}
-
 fn setup() -> Setup {
     let mut registry = Registry::builtin();
     registry.add_hosted(
         vec![
-            ConnectorPlugin::native("test.StuckSink", PluginKind::Sink, "1", || {
-                AnyConnector::Sink(Box::new(StuckConnector {
-                    props: ConfigMap::new(),
-                }))
+            ConnectorPlugin::native(hanging::SINK_CLASS_NAME, PluginKind::Sink, "1", || {
+                AnyConnector::Sink(Box::<hanging::HangingConnector>::default())
             }),
-            ConnectorPlugin::native("test.StuckSource", PluginKind::Source, "1", || {
-                AnyConnector::Source(Box::new(StuckConnector {
-                    props: ConfigMap::new(),
-                }))
+            ConnectorPlugin::native(hanging::SOURCE_CLASS_NAME, PluginKind::Source, "1", || {
+                AnyConnector::Source(Box::<hanging::HangingConnector>::default())
             }),
         ],
         Vec::new(),
@@ -205,11 +99,12 @@ impl Setup {
 async fn a_native_sink_whose_put_never_returns_holds_up_nothing() {
     let s = setup();
     let config = [
-        ("connector.class", "test.StuckSink"),
+        ("connector.class", hanging::SINK_CLASS_NAME),
         ("topics", "t"),
-        ("stuck.in", "put"),
+        ("hang.in", "put"),
+        ("hang.ms", "600000"),
     ];
-    s.create_within("stuck", &config, Duration::from_secs(5))
+    s.create_within("stuck-put", &config, Duration::from_secs(5))
         .await;
     until("the consumer made", async || {
         !s.clients.consumer_ids().is_empty()
@@ -218,13 +113,13 @@ async fn a_native_sink_whose_put_never_returns_holds_up_nothing() {
     let consumer = s.clients.consumers.lock().unwrap()[0].1.clone();
     consumer.assign(&[("t", 0)]);
     consumer.add_records("t", 0, 0, 3);
-    until("put entered", async || PUT_ENTERED.load(Ordering::SeqCst)).await;
+    until("put entered", async || hanging::entered("stuck-put")).await;
     assert_eq!(
-        s.states_if_any("stuck").await,
+        s.states_if_any("stuck-put").await,
         Some((State::Running, vec![State::Running]))
     );
     s.worker_stays_free("other").await;
-    s.delete("stuck").await;
+    s.delete("stuck-put").await;
     s.herder.stop().await;
 }
 
@@ -232,15 +127,16 @@ async fn a_native_sink_whose_put_never_returns_holds_up_nothing() {
 async fn a_native_source_whose_poll_never_returns_holds_up_nothing() {
     let s = setup();
     let config = [
-        ("connector.class", "test.StuckSource"),
+        ("connector.class", hanging::SOURCE_CLASS_NAME),
         ("topic", "t"),
-        ("stuck.in", "poll"),
+        ("hang.in", "poll"),
+        ("hang.ms", "600000"),
     ];
-    s.create_within("stuck", &config, Duration::from_secs(5))
+    s.create_within("stuck-poll", &config, Duration::from_secs(5))
         .await;
-    until("poll entered", async || POLL_ENTERED.load(Ordering::SeqCst)).await;
+    until("poll entered", async || hanging::entered("stuck-poll")).await;
     s.worker_stays_free("other").await;
-    s.delete("stuck").await;
+    s.delete("stuck-poll").await;
     s.herder.stop().await;
 }
 
@@ -248,22 +144,23 @@ async fn a_native_source_whose_poll_never_returns_holds_up_nothing() {
 async fn a_native_connector_stuck_in_task_configs_holds_up_nothing() {
     let s = setup();
     let config = [
-        ("connector.class", "test.StuckSource"),
+        ("connector.class", hanging::SOURCE_CLASS_NAME),
         ("topic", "t"),
-        ("stuck.in", "taskConfigs"),
+        ("hang.in", "taskConfigs"),
+        ("hang.ms", "600000"),
     ];
     // The create waits for the first task configs at most 5 s, as Java's waits for them.
-    s.create_within("stuck", &config, Duration::from_secs(7))
+    s.create_within("stuck-task-configs", &config, Duration::from_secs(7))
         .await;
     until("taskConfigs entered", async || {
-        TASK_CONFIGS_ENTERED.load(Ordering::SeqCst)
+        hanging::entered("stuck-task-configs")
     })
     .await;
     assert_eq!(
-        s.states_if_any("stuck").await,
+        s.states_if_any("stuck-task-configs").await,
         Some((State::Running, vec![]))
     );
     s.worker_stays_free("other").await;
-    s.delete("stuck").await;
+    s.delete("stuck-task-configs").await;
     s.herder.stop().await;
 }
