@@ -14,7 +14,7 @@ import org.apache.kafka.connect.source.SourceConnector;
 
 /**
  * A source connector that blocks for {@code hang.ms} in one of its lifecycle calls, named by
- * {@code hang.in}: start, taskConfigs, stop or validate on the connector, poll on its task. The
+ * {@code hang.in}: start, taskConfigs, stop, validate or alterOffsets on the connector, poll on its task. The
  * stuck plugin of the scenarios where one connector must not hold up the worker.
  */
 public class HangingSourceConnector extends SourceConnector {
@@ -23,7 +23,7 @@ public class HangingSourceConnector extends SourceConnector {
 
     static final ConfigDef CONFIG_DEF = new ConfigDef()
         .define(HANG_IN, Type.STRING, "none",
-            ConfigDef.ValidString.in("none", "start", "taskConfigs", "stop", "validate", "poll"),
+            ConfigDef.ValidString.in("none", "start", "taskConfigs", "stop", "validate", "poll", "alterOffsets"),
             Importance.HIGH, "The call that blocks.")
         .define(HANG_MS, Type.LONG, 45_000L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
             "How long the call blocks, in milliseconds.");
@@ -72,6 +72,12 @@ public class HangingSourceConnector extends SourceConnector {
     @Override
     public void stop() {
         hangIf("stop", props);
+    }
+
+    @Override
+    public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
+        hangIf("alterOffsets", connectorConfig);
+        return true;
     }
 
     @Override
