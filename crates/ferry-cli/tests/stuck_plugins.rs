@@ -246,11 +246,11 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str, plug
     status_answers(ferry, &name);
     delete_returns(ferry, &name);
 
+    an_alter_offsets_that_hangs_holds_up_nothing(ferry, dir, &topic, plugin);
     if plugin == Plugin::Native {
         a_native_put_that_hangs_holds_up_nothing(ferry, dir, &topic);
     } else {
         a_validate_that_hangs_holds_up_nothing(ferry, dir, &topic, &warm);
-        an_alter_offsets_that_hangs_holds_up_nothing(ferry, dir, &topic);
     }
 
     // The worker stayed whole: what was started before and between the hangs still runs.
@@ -284,10 +284,16 @@ fn a_native_put_that_hangs_holds_up_nothing(ferry: &Ferry, dir: &Path, topic: &s
 
 /// alterOffsets() hangs while a stopped connector's offsets are changed: only that request
 /// waits for it.
-fn an_alter_offsets_that_hangs_holds_up_nothing(ferry: &Ferry, dir: &Path, topic: &str) {
+fn an_alter_offsets_that_hangs_holds_up_nothing(
+    ferry: &Ferry,
+    dir: &Path,
+    topic: &str,
+    plugin: Plugin,
+) {
     let name = format!("{topic}-alter");
     let config = format!(
-        r#"{{"connector.class":"dev.ferry.testplugin.HangingSourceConnector","hang.in":"alterOffsets","hang.ms":"6000","topic":"{topic}","tasks.max":"1"}}"#
+        r#"{{"connector.class":"{}","hang.in":"alterOffsets","hang.ms":"6000","topic":"{topic}","tasks.max":"1"}}"#,
+        plugin.source_class()
     );
     put(ferry, &name, &config);
     running_with_task(ferry, &name);
@@ -298,15 +304,27 @@ fn an_alter_offsets_that_hangs_holds_up_nothing(ferry: &Ferry, dir: &Path, topic
     });
     let offsets = r#"{"offsets":[{"partition":{"file":"x"},"offset":{"position":1}}]}"#;
     std::thread::scope(|s| {
-        let alter =
-            s.spawn(|| timed(ferry, "PATCH", &format!("/connectors/{name}/offsets"), Some(offsets)));
+        let alter = s.spawn(|| {
+            timed(
+                ferry,
+                "PATCH",
+                &format!("/connectors/{name}/offsets"),
+                Some(offsets),
+            )
+        });
         another_connector_runs(ferry, dir, &format!("{name}-other"));
         listing_answers(ferry, &name, true);
         status_answers(ferry, &name);
-        assert!(!alter.is_finished(), "the checks ran while alterOffsets hung");
+        assert!(
+            !alter.is_finished(),
+            "the checks ran while alterOffsets hung"
+        );
         let (code, answer, took) = alter.join().unwrap();
         assert_eq!(code, 200, "{answer}");
-        assert!(took >= Duration::from_secs(5), "alterOffsets hung: {took:?}");
+        assert!(
+            took >= Duration::from_secs(5),
+            "alterOffsets hung: {took:?}"
+        );
     });
     delete_returns(ferry, &name);
 }

@@ -3,8 +3,9 @@
 //! connector never holds up the worker. Built into `ferry` only for the broker tests (feature
 //! `kafka-integration-tests`) and registered only when `FERRY_TEST_CONNECTORS` is set.
 //!
-//! `hang.in` is one of none, start, taskConfigs, stop (blocking the connector's thread, as a
-//! plugin stuck in a blocking call does), poll or put (a task's call that does not return);
+//! `hang.in` is one of none, start, taskConfigs, stop, alterOffsets (blocking the calling
+//! thread, as a plugin stuck in a blocking call does), poll or put (a task's call that does
+//! not return);
 //! `hang.ms` is how long (default 45000).
 
 use std::collections::HashSet;
@@ -14,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use ferry_api::config::{ConfigDef, ConfigKey, ConfigType, DefaultValue, Importance, Validator};
 use ferry_api::connector::{Connector, ConnectorContext, SinkConnector, SourceConnector};
-use ferry_api::record::{SinkRecord, SourceRecord};
+use ferry_api::record::{OffsetMap, SinkRecord, SourceRecord};
 use ferry_api::task::{SinkTask, SinkTaskContext, SourceTask, SourceTaskContext};
 use ferry_api::ConfigMap;
 
@@ -54,9 +55,17 @@ fn config_def() -> ConfigDef {
                 "The call that hangs.",
             )
             .validator(Validator::OneOf(
-                ["none", "start", "taskConfigs", "stop", "poll", "put"]
-                    .map(String::from)
-                    .to_vec(),
+                [
+                    "none",
+                    "start",
+                    "taskConfigs",
+                    "stop",
+                    "alterOffsets",
+                    "poll",
+                    "put",
+                ]
+                .map(String::from)
+                .to_vec(),
             )),
         )
         .define(ConfigKey::new(
@@ -149,6 +158,16 @@ impl Connector for HangingConnector {
     fn stop(&mut self) -> ferry_api::error::Result<()> {
         self.hang.block_if("stop");
         Ok(())
+    }
+
+    /// Asked of a new instance, with the stopped connector's config.
+    fn alter_offsets(
+        &self,
+        config: &ConfigMap,
+        _: &[(OffsetMap, Option<OffsetMap>)],
+    ) -> ferry_api::error::Result<bool> {
+        Hang::of(config).block_if("alterOffsets");
+        Ok(true)
     }
 }
 
