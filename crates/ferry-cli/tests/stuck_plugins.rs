@@ -208,6 +208,17 @@ fn every_hang_leaves_the_worker_free(ferry: &Ferry, dir: &Path, mode: &str, plug
     another_connector_runs(ferry, dir, &format!("{name}-other"));
     let status = status_answers(ferry, &name);
     assert_eq!(status["tasks"], serde_json::json!([]), "{status}");
+    wait_until(
+        "the stuck taskConfigs reported",
+        Duration::from_secs(10),
+        || {
+            let s = status_answers(ferry, &name);
+            s["connector"]["state"] == "RUNNING"
+                && s["connector"]["trace"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("taskConfigs() has not returned"))
+        },
+    );
     delete_returns(ferry, &name);
 
     // stop() hangs: the worker goes on without waiting for it, so a request made while the

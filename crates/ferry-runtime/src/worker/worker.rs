@@ -600,12 +600,41 @@ impl Worker {
         let (connector_props, max_tasks) = (&connector.props, connector.tasks_max);
         // The answer is awaited without the lock: a connector slow in taskConfigs holds only
         // its own thread.
-        let thread = lock(&self.connectors)
+        let (thread, instance) = lock(&self.connectors)
             .get(name)
             .filter(|r| r.started.load(Ordering::Acquire))
-            .map(|r| r.thread.clone())
+            .map(|r| (r.thread.clone(), r.instance))
             .ok_or_else(|| ConnectorRuntimeError::NotRunning(name.to_owned()))?;
-        let generated = thread.task_configs(max_tasks).await?;
+        let answer = thread.task_configs(max_tasks);
+        tokio::pin!(answer);
+        let generated = match tokio::time::timeout(SLOW_CALL_NOTICE, &mut answer).await {
+            Ok(generated) => generated?,
+            Err(_) => {
+                // The connector runs, without tasks yet: its status says what they wait on,
+                // until the call returns.
+                let message = format!(
+                    "The connector's taskConfigs() has not returned after {} ms; its tasks start once it does",
+                    SLOW_CALL_NOTICE.as_millis()
+                );
+                tracing::warn!(connector = %name, "{message}");
+                // Not for an instance stopped, replaced or paused meanwhile.
+                let still_this = || {
+                    lock(&self.connectors)
+                        .get(name)
+                        .is_some_and(|r| r.instance == instance)
+                        && self.connector_target(name) == Some(TargetState::Started)
+                };
+                if still_this() {
+                    let trace = ConnectError::other(message).trace();
+                    self.connector_status(name, State::Running, Some(trace));
+                }
+                let generated = answer.await;
+                if still_this() {
+                    self.connector_status(name, State::Running, None);
+                }
+                generated?
+            }
+        };
         let mut configs = generated.configs;
         if configs.len() > max_tasks && connector.tasks_max_enforce {
             return Err(ConnectError::other(format!(
