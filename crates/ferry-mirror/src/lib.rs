@@ -3,6 +3,7 @@
 //! them), the offset translation of its checkpoints, and the decisions its tasks make. The
 //! connectors that use these come on top.
 
+pub mod checkpoints;
 pub mod client_configs;
 pub mod config;
 pub mod offset_sync_store;
@@ -11,3 +12,4 @@ pub mod records;
 pub mod replication_policy;
 pub mod task_assignment;
 pub mod topic_filter;
+pub mod topic_selection;
