@@ -10,6 +10,7 @@ pub mod offset_sync_store;
 pub mod partition_state;
 pub mod records;
 pub mod replication_policy;
+pub mod source_records;
 pub mod task_assignment;
 pub mod topic_filter;
 pub mod topic_selection;
