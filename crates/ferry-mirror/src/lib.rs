@@ -6,6 +6,7 @@
 pub mod checkpoints;
 pub mod client_configs;
 pub mod config;
+pub mod internal_records;
 pub mod offset_sync_store;
 pub mod partition_state;
 pub mod records;
