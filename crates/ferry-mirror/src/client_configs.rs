@@ -120,12 +120,7 @@ pub fn client_config(
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::test_support::props;
 
     #[test]
     fn a_source_consumer_takes_the_cluster_s_connection_and_the_consumer_overrides() {

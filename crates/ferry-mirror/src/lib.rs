@@ -15,3 +15,16 @@ pub mod source_records;
 pub mod task_assignment;
 pub mod topic_filter;
 pub mod topic_selection;
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use ferry_api::ConfigMap;
+
+    /// A connector config from key-value pairs.
+    pub(crate) fn props(pairs: &[(&str, &str)]) -> ConfigMap {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+}

@@ -258,12 +258,7 @@ pub fn from_config(props: &ConfigMap) -> Result<Box<dyn ReplicationPolicy>, Poli
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::test_support::props;
 
     /// topic, topicSource, upstreamTopic, originalTopic, then four flags.
     type DefaultRow = (

@@ -108,12 +108,7 @@ impl ConfigPropertyFilter {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::test_support::props;
 
     #[test]
     fn default_topic_filter_skips_internal_and_replica_topics() {

@@ -40,14 +40,8 @@ impl TopicSelection<'_> {
 mod tests {
     use super::*;
     use crate::replication_policy::{DefaultReplicationPolicy, IdentityReplicationPolicy};
-    use ferry_api::ConfigMap;
 
-    fn props(pairs: &[(&str, &str)]) -> ConfigMap {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::test_support::props;
 
     #[test]
     fn cycles_internal_topics_and_excluded_ones_are_not_replicated() {
