@@ -462,7 +462,7 @@ impl SinkConsumer {
 
 /// Librdkafka reports passing conditions (a subscribed topic that does not exist yet, a broker
 /// that went away) as consumption errors; Java's consumer logs and keeps polling, and so do we.
-fn transient_or_fatal(e: KafkaError) -> Result<(), KafkaClientError> {
+pub(crate) fn transient_or_fatal(e: KafkaError) -> Result<(), KafkaClientError> {
     match e {
         KafkaError::MessageConsumption(code) => {
             tracing::warn!(error = %code, "Consumer reported an error; polling on");
@@ -483,7 +483,7 @@ fn tpl_of(partitions: &[(String, i32)]) -> TopicPartitionList {
     tpl
 }
 
-fn owned<M: Message>(msg: &M) -> ConsumedRecord {
+pub(crate) fn owned<M: Message>(msg: &M) -> ConsumedRecord {
     let (timestamp, log_append_time) = match msg.timestamp() {
         rdkafka::Timestamp::NotAvailable => (None, false),
         rdkafka::Timestamp::CreateTime(t) => (Some(t), false),

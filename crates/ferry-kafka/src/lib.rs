@@ -3,6 +3,7 @@
 //! and the translation of Java client settings into librdkafka settings.
 
 pub mod admin;
+pub mod assigned_consumer;
 pub mod client_properties;
 pub mod cluster;
 mod config;

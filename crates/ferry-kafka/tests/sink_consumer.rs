@@ -7,50 +7,11 @@ mod support;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use ferry_kafka::admin::{Admin, TopicSpec};
 use ferry_kafka::consumer::{ConsumedRecord, RebalanceEvent, SinkConsumer, Subscription};
 use ferry_kafka::producer::{AckingProducer, OutgoingRecord};
 use ferry_kafka::rdkafka::ClientConfig;
-use support::{bootstrap, unique};
+use support::{bootstrap, produce, topic_with_partitions, unique};
 use tokio::sync::mpsc::UnboundedReceiver;
-
-async fn topic_with_partitions(partitions: i32) -> String {
-    let topic = unique("sink-consumer");
-    let mut config = ClientConfig::new();
-    config.set("bootstrap.servers", bootstrap());
-    let admin = Admin::new(&config).unwrap();
-    let spec = TopicSpec {
-        name: topic.clone(),
-        partitions,
-        replication_factor: -1,
-        configs: Vec::new(),
-    };
-    assert!(admin.create_topic(&spec).await.unwrap());
-    topic
-}
-
-/// Writes `values` to `partition` of `topic` and waits for their acknowledgements.
-async fn produce(topic: &str, partition: i32, values: &[&str]) {
-    let mut config = ClientConfig::new();
-    config.set("bootstrap.servers", bootstrap());
-    let (producer, mut acks) = AckingProducer::new(&config).unwrap();
-    for (seq, value) in values.iter().enumerate() {
-        let record = OutgoingRecord {
-            topic,
-            partition: Some(partition),
-            value: Some(value.as_bytes()),
-            ..Default::default()
-        };
-        producer.send(&record, seq).unwrap();
-    }
-    for _ in values {
-        let ack = tokio::time::timeout(Duration::from_secs(30), acks.recv())
-            .await
-            .expect("an acknowledgement")
-            .unwrap();
-        assert!(ack.result.is_ok(), "{:?}", ack.result);
-    }
-}
 
 /// Writes `{prefix}{i}` for i in 0..count to `partition` of `topic`.
 async fn produce_numbered(topic: &str, partition: i32, prefix: &str, count: usize) {
