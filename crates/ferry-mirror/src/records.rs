@@ -170,19 +170,19 @@ impl Checkpoint {
 
 /// A record of the offset-syncs topic: an upstream offset of a source partition and the offset
 /// its record got downstream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OffsetSync<'a> {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetSync {
     /// The source topic, not renamed.
-    pub topic: &'a str,
+    pub topic: String,
     pub partition: i32,
     pub upstream_offset: i64,
     pub downstream_offset: i64,
 }
 
-impl OffsetSync<'_> {
+impl OffsetSync {
     pub fn key(&self) -> Result<Vec<u8>, RecordError> {
         Ok(Writer::new()
-            .string("topic", self.topic)?
+            .string("topic", &self.topic)?
             .i32(self.partition)
             .0)
     }
@@ -193,22 +193,11 @@ impl OffsetSync<'_> {
             .i64(self.downstream_offset)
             .0
     }
-}
 
-/// An offset sync as read from the topic.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadOffsetSync {
-    pub topic: String,
-    pub partition: i32,
-    pub upstream_offset: i64,
-    pub downstream_offset: i64,
-}
-
-impl ReadOffsetSync {
     pub fn read(key: &[u8], value: &[u8]) -> Result<Self, RecordError> {
         let mut k = Reader(key);
         let mut v = Reader(value);
-        Ok(ReadOffsetSync {
+        Ok(OffsetSync {
             topic: k.string("topic")?,
             partition: k.i32("partition")?,
             upstream_offset: v.i64("upstreamOffset")?,
@@ -294,7 +283,7 @@ mod tests {
     #[test]
     fn an_offset_sync_is_written_and_read_as_java_s() {
         let sync = OffsetSync {
-            topic: "topic-1",
+            topic: "topic-1".into(),
             partition: 2,
             upstream_offset: 3,
             downstream_offset: 4,
@@ -303,15 +292,7 @@ mod tests {
         let value = "00000000000000030000000000000004";
         assert_eq!(hex(&sync.key().unwrap()), key);
         assert_eq!(hex(&sync.value()), value);
-        assert_eq!(
-            ReadOffsetSync::read(&unhex(key), &unhex(value)).unwrap(),
-            ReadOffsetSync {
-                topic: "topic-1".into(),
-                partition: 2,
-                upstream_offset: 3,
-                downstream_offset: 4
-            }
-        );
+        assert_eq!(OffsetSync::read(&unhex(key), &unhex(value)).unwrap(), sync);
     }
 
     #[test]
@@ -327,14 +308,14 @@ mod tests {
             ),
             "{error}"
         );
-        let error = ReadOffsetSync::read(&unhex("ffff"), &[0; 16]).unwrap_err();
+        let error = OffsetSync::read(&unhex("ffff"), &[0; 16]).unwrap_err();
         assert!(
             matches!(error, RecordError::Field { field: "topic", .. }),
             "{error}"
         );
         let long = "x".repeat(40_000);
         let error = OffsetSync {
-            topic: &long,
+            topic: long,
             partition: 0,
             upstream_offset: 0,
             downstream_offset: 0,

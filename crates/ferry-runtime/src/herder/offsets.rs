@@ -1,6 +1,8 @@
 //! KIP-875: reading, altering and resetting a connector's offsets, for source connectors in the
 //! worker's offset store and for sink connectors in their consumer group.
 
+use std::sync::Arc;
+
 use ferry_api::data::Value;
 use ferry_api::record::OffsetMap;
 use ferry_api::ConfigMap;
@@ -9,8 +11,6 @@ use ferry_kafka::consumer::Subscription;
 use ferry_kafka::group_offsets::{self, GroupWriteError};
 
 use crate::config::connector::ConnectorConfig;
-use std::sync::Arc;
-
 use crate::herder::validation::off_runtime;
 use crate::herder::HerderError;
 use crate::plugins::{PluginKind, Registry};

@@ -132,7 +132,7 @@ pub(crate) struct PendingStop {
     pub answer: tokio::sync::oneshot::Receiver<Result<(), ConnectError>>,
 }
 
-/// Opens once a connector's `stop` returned (or its thread ended).
+/// Opens once a connector's `stop` returned; a successor waits for it at most its timeout.
 #[derive(Default)]
 pub(crate) struct StopLatch {
     open: Mutex<bool>,
