@@ -304,3 +304,174 @@ fn topic_config(
         .find(|e| e.name == key)
         .and_then(|e| e.value)
 }
+
+/// Writes records `from..to` (`k<i>`/`v<i>`, partition `i % partitions`) to `topic` on `bootstrap`.
+fn produce(bootstrap: &str, topic: &str, from: i32, to: i32, partitions: i32) {
+    let producer: BaseProducer = client(bootstrap).create().unwrap();
+    for i in from..to {
+        let (key, value) = (format!("k{i}"), format!("v{i}"));
+        producer
+            .send(
+                BaseRecord::to(topic)
+                    .partition(i % partitions)
+                    .key(&key)
+                    .payload(&value),
+            )
+            .unwrap();
+    }
+    producer.flush(Duration::from_secs(30)).unwrap();
+}
+
+/// Every offset sync of `topic` in the offset-syncs topic on `bootstrap`: (partition, upstream,
+/// downstream), decoded as Java's `OffsetSync.deserializeRecord` does.
+fn offset_syncs(bootstrap: &str, syncs_topic: &str, topic: &str) -> Vec<(i32, i64, i64)> {
+    let consumer: BaseConsumer = client(bootstrap)
+        .set("group.id", unique("sync-reader"))
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(syncs_topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let (_, end) = consumer
+        .fetch_watermarks(syncs_topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut position = 0;
+    while position < end && std::time::Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            position = m.offset() + 1;
+            let sync = ferry_mirror::records::OffsetSync::read(
+                m.key().unwrap_or_default(),
+                m.payload().unwrap_or_default(),
+            )
+            .expect("an offset sync as Java writes it");
+            if sync.topic == topic {
+                out.push((sync.partition, sync.upstream_offset, sync.downstream_offset));
+            }
+        }
+    }
+    out
+}
+
+/// A replication moved between Kafka's MirrorSourceConnector (the jar on plugin.path, with
+/// `ferry.plugin.preference=plugin.path`) and Ferry's native one, twice, on the same offsets:
+/// each side resumes where the other stopped, so every record is on the target exactly once,
+/// in its partition and order, and every offset sync either side wrote maps an upstream offset
+/// to the downstream offset its record really got.
+#[test]
+fn a_replication_moves_from_java_to_native_and_back_with_every_record_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, target) = (source_cluster(), bootstrap());
+    let topic = unique("moves");
+    let admin = ferry_kafka::admin::Admin::new(&client(&source)).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime
+        .block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
+            name: topic.clone(),
+            partitions: 2,
+            replication_factor: 1,
+            configs: vec![],
+        }))
+        .unwrap();
+    let alias = unique("mv");
+    let connector = connector_file(
+        dir.path(),
+        &unique("mover"),
+        &format!(
+            "connector.class=MirrorSourceConnector\nsource.cluster.alias={alias}\n\
+             source.cluster.bootstrap.servers={source}\ntarget.cluster.bootstrap.servers={target}\n\
+             topics={topic}\nreplication.factor=1\noffset-syncs.topic.replication.factor=1\n\
+             offset-syncs.topic.location=target\noffset.lag.max=10\nsync.topic.acls.enabled=false\n"
+        ),
+    );
+    let remote = format!("{alias}.{topic}");
+    let worker_props = |preference: &str| {
+        let path = dir.path().join(format!("worker-{preference}.properties"));
+        write_file(
+            &path,
+            &format!(
+                "bootstrap.servers={target}\n\
+                 key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+                 value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+                 offset.storage.file.filename={}\noffset.flush.interval.ms=500\n\
+                 plugin.path={}\nferry.plugin.preference={preference}\n",
+                dir.path().join("connect.offsets").display(),
+                mirror_plugin_path()
+            ),
+        );
+        path
+    };
+    // On the target, the offset-syncs topic is named after the source.
+    let syncs_topic = format!("mm2-offset-syncs.{alias}.internal");
+    let phases = [
+        ("plugin.path", 0, 60),
+        ("native", 60, 120),
+        ("plugin.path", 120, 180),
+    ];
+    for (preference, from, to) in phases {
+        produce(&source, &topic, from, to, 2);
+        let port = port();
+        let worker = worker_props(preference);
+        let text = std::fs::read_to_string(&worker).unwrap();
+        write_file(
+            &worker,
+            &format!("{text}listeners=http://127.0.0.1:{port}\n"),
+        );
+        let ferry = Ferry::start(dir.path(), port, &worker, &[connector.clone()]);
+        wait_until(
+            &format!("records up to {to} replicated ({preference})"),
+            SLOW,
+            || topic_records(&remote) >= i64::from(to),
+        );
+        // Java's task logs the same line through the plugin host, which names its logger.
+        let native = ferry
+            .log_text()
+            .lines()
+            .any(|l| l.contains("replicating 2 topic-partitions") && !l.contains("logger="));
+        assert_eq!(
+            native,
+            preference == "native",
+            "which MirrorSourceConnector ran ({preference}); log:\n{}",
+            ferry.log_text()
+        );
+        // Java's task writes its syncs only as the worker shows it acknowledged records (between
+        // polls), so its phases wait for them; Ferry's also writes those of the records
+        // acknowledged while it stops, so its phase stops at once.
+        if preference == "plugin.path" {
+            let phase = i64::from(from / 2);
+            wait_until(&format!("the syncs of records {from}..{to}"), SLOW, || {
+                let syncs = offset_syncs(&target, &syncs_topic, &topic);
+                (0..2).all(|p| syncs.iter().any(|s| s.0 == p && s.1 >= phase))
+            });
+        }
+        ferry.stop();
+    }
+    assert_eq!(topic_records(&remote), 180, "no record replicated twice");
+    let mut got = read(&target, &remote, 180);
+    got.sort();
+    let mut expected: Vec<(i32, String, String)> = (0..180)
+        .map(|i: i32| (i % 2, format!("k{i}"), format!("v{i}")))
+        .collect();
+    expected.sort();
+    assert_eq!(got, expected);
+    // The remote partitions started empty and got every record in order, so a true sync maps
+    // each upstream offset to itself.
+    let syncs = offset_syncs(&target, &syncs_topic, &topic);
+    // Each phase replicated 30 records of each partition: upstream offsets 0-29, 30-59, 60-89.
+    for phase in 0..3 {
+        for partition in 0..2 {
+            assert!(
+                syncs
+                    .iter()
+                    .any(|s| s.0 == partition && s.1 / 30 == phase),
+                "a sync of partition {partition} in phase {phase}: {syncs:?} ({} records in {syncs_topic})",
+                topic_records(&syncs_topic)
+            );
+        }
+    }
+    for (partition, upstream, downstream) in &syncs {
+        assert_eq!(upstream, downstream, "partition {partition}: {syncs:?}");
+    }
+}

@@ -19,6 +19,7 @@ pub mod stats;
 pub use ferry_tls::stores;
 mod topic_handles;
 pub mod topic_log;
+pub mod topic_writer;
 
 pub use config::{client_config, ClientSettings};
 pub use error::KafkaClientError;

@@ -25,6 +25,9 @@ enum Delivery {
     Awaited(oneshot::Sender<Result<(), KafkaError>>),
     /// Nobody waits (status writes); a failure is logged.
     Detached,
+    /// Nobody waits, but the writer counts its writes in flight (MirrorMaker's offset syncs);
+    /// a failure is logged.
+    Counted(Arc<AtomicUsize>),
 }
 
 struct LogProducerContext {
@@ -41,16 +44,20 @@ impl ProducerContext for LogProducerContext {
     fn delivery(&self, result: &DeliveryResult<'_>, delivery: Box<Delivery>) {
         self.unacked.fetch_sub(1, Ordering::SeqCst);
         let result = result.as_ref().map(|_| ()).map_err(|(e, _)| e.clone());
-        match *delivery {
+        let failed = match *delivery {
             // The writer stopped waiting only if its request was dropped.
             Delivery::Awaited(tx) => {
                 let _ = tx.send(result);
+                return;
             }
-            Delivery::Detached => {
-                if let Err(error) = result {
-                    tracing::warn!(topic = %self.topic, %error, "A write to an internal topic failed");
-                }
+            Delivery::Detached => result.err(),
+            Delivery::Counted(in_flight) => {
+                in_flight.fetch_sub(1, Ordering::SeqCst);
+                result.err()
             }
+        };
+        if let Some(error) = failed {
+            tracing::warn!(topic = %self.topic, %error, "A write to an internal topic failed");
         }
     }
 }
@@ -115,6 +122,24 @@ impl LogProducer {
             .map_err(|(e, _)| e)
     }
 
+    /// Queues one record for a given partition, counted in `in_flight` until Kafka answers.
+    pub(crate) fn send_counted(
+        &self,
+        topic: &str,
+        partition: i32,
+        key: &[u8],
+        value: &[u8],
+        in_flight: &Arc<AtomicUsize>,
+    ) -> Result<(), KafkaError> {
+        in_flight.fetch_add(1, Ordering::SeqCst);
+        let delivery = Box::new(Delivery::Counted(in_flight.clone()));
+        self.queue_to(topic, Some(partition), key, Some(value), delivery)
+            .map_err(|(e, _)| {
+                in_flight.fetch_sub(1, Ordering::SeqCst);
+                e
+            })
+    }
+
     fn queue(
         &self,
         topic: &str,
@@ -122,7 +147,21 @@ impl LogProducer {
         value: Option<&[u8]>,
         delivery: Box<Delivery>,
     ) -> Result<(), (KafkaError, Box<Delivery>)> {
+        self.queue_to(topic, None, key, value, delivery)
+    }
+
+    fn queue_to(
+        &self,
+        topic: &str,
+        partition: Option<i32>,
+        key: &[u8],
+        value: Option<&[u8]>,
+        delivery: Box<Delivery>,
+    ) -> Result<(), (KafkaError, Box<Delivery>)> {
         let mut record = BaseRecord::with_opaque_to(topic, delivery).key(key);
+        if let Some(partition) = partition {
+            record = record.partition(partition);
+        }
         if let Some(value) = value {
             record = record.payload(value);
         }

@@ -1,20 +1,27 @@
 //! MirrorMaker 2 as Kafka's `connect/mirror` and `connect/mirror-client` modules define it:
 //! replication policies, the records of its internal topics (byte for byte as Java writes
-//! them), the offset translation of its checkpoints, and the decisions its tasks make. The
-//! connectors that use these come on top.
+//! them), the offset translation of its checkpoints, and the decisions its tasks make; and the
+//! native MirrorSourceConnector and MirrorHeartbeatConnector built on them.
 
 pub mod checkpoints;
 pub mod client_configs;
+pub mod clients;
 pub mod config;
+pub mod heartbeat;
 pub mod internal_records;
 pub mod offset_sync_store;
 pub mod partition_state;
 pub mod records;
 pub mod replication_policy;
+mod schedule;
+pub mod source_connector;
 pub mod source_records;
+pub mod source_task;
 pub mod task_assignment;
+pub mod topic_configs;
 pub mod topic_filter;
 pub mod topic_selection;
+mod validation;
 
 #[cfg(test)]
 pub(crate) mod test_support {

@@ -86,7 +86,12 @@ impl NameFilter {
 #[derive(Debug, Clone)]
 pub struct ConfigPropertyFilter {
     exclude: Option<Regex>,
+    source_defaults: bool,
 }
+
+/// `use.defaults.from`: whose defaults a remote topic gets, the target's (Java's default) or
+/// the source's.
+pub const USE_DEFAULTS_FROM: &str = "use.defaults.from";
 
 impl ConfigPropertyFilter {
     pub fn new(props: &ConfigMap) -> Result<Self, FilterError> {
@@ -96,7 +101,16 @@ impl ConfigPropertyFilter {
                 CONFIG_PROPERTIES_EXCLUDE,
                 CONFIG_PROPERTIES_EXCLUDE_DEFAULT,
             )?,
+            source_defaults: props
+                .get(USE_DEFAULTS_FROM)
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("source")),
         })
+    }
+
+    /// Java's `shouldReplicateSourceDefault`: whether a source topic's default value is set
+    /// on its remote topic too.
+    pub fn replicates_source_default(&self, _property: &str) -> bool {
+        self.source_defaults
     }
 
     pub fn should_replicate(&self, property: &str) -> bool {

@@ -166,6 +166,28 @@ impl Registry {
                 ferry_file::VERSION,
                 || AnyConnector::Sink(Box::<ferry_file::FileStreamSinkConnector>::default()),
             ),
+            // MirrorMaker 2's source and heartbeat connectors; its checkpoint connector is not
+            // native yet and comes from plugin.path (Kafka's connect-mirror jar).
+            ConnectorPlugin::native(
+                ferry_mirror::source_connector::CLASS_NAME,
+                PluginKind::Source,
+                ferry_api::KAFKA_CONNECT_VERSION,
+                || {
+                    AnyConnector::Source(
+                        Box::<ferry_mirror::source_connector::MirrorSourceConnector>::default(),
+                    )
+                },
+            ),
+            ConnectorPlugin::native(
+                ferry_mirror::heartbeat::CLASS_NAME,
+                PluginKind::Source,
+                ferry_api::KAFKA_CONNECT_VERSION,
+                || {
+                    AnyConnector::Source(
+                        Box::<ferry_mirror::heartbeat::MirrorHeartbeatConnector>::default(),
+                    )
+                },
+            ),
         ];
         let converters = vec![
             converter!(
