@@ -9,6 +9,7 @@ mod http;
 mod many;
 mod raw;
 mod raw_batch;
+mod raw_copy;
 mod report;
 mod wait;
 
@@ -56,6 +57,29 @@ enum Command {
         timeout_s: u64,
         #[arg(short = 'X', value_name = "KEY=VALUE")]
         extra: Vec<String>,
+    },
+    /// Copy `count` records of a topic on one cluster to a topic on another (same partition,
+    /// key, value, headers, timestamp), as MirrorMaker's source task does; print the elapsed
+    /// ms from creating the clients to the last acknowledgement.
+    Copy {
+        #[arg(long)]
+        source: String,
+        #[arg(long)]
+        target: String,
+        #[arg(long)]
+        from: String,
+        #[arg(long)]
+        to: String,
+        #[arg(long)]
+        count: u64,
+        #[arg(long, default_value_t = 600)]
+        timeout_s: u64,
+        /// The consumer's extra librdkafka settings, `key=value`.
+        #[arg(short = 'C', value_name = "KEY=VALUE")]
+        consumer: Vec<String>,
+        /// The producer's extra librdkafka settings, `key=value`.
+        #[arg(short = 'P', value_name = "KEY=VALUE")]
+        producer: Vec<String>,
     },
     /// Create a topic with the broker's default replication and, unless given, partitions.
     CreateTopic {
@@ -204,6 +228,28 @@ fn main() -> anyhow::Result<()> {
             extra,
         } => {
             let ms = raw::consume(&bootstrap, &topic, count, secs(timeout_s), &extra)?;
+            println!("{ms}");
+        }
+        Command::Copy {
+            source,
+            target,
+            from,
+            to,
+            count,
+            timeout_s,
+            consumer,
+            producer,
+        } => {
+            let ms = raw_copy::copy(&raw_copy::Copy {
+                source: &source,
+                target: &target,
+                from: &from,
+                to: &to,
+                count,
+                timeout: secs(timeout_s),
+                consumer: &consumer,
+                producer: &producer,
+            })?;
             println!("{ms}");
         }
         Command::CreateTopic {

@@ -16,13 +16,19 @@ use crate::raw_batch::{self, Refused};
 
 /// Counts acknowledgements and keeps the first delivery error.
 #[derive(Default)]
-struct Acks {
+pub(crate) struct Acks {
     acked: AtomicU64,
     failed: AtomicU64,
     first_error: Mutex<Option<String>>,
 }
 
 impl ClientContext for Acks {}
+
+impl Acks {
+    pub(crate) fn acked(&self) -> u64 {
+        self.acked.load(Ordering::Relaxed)
+    }
+}
 
 impl ProducerContext for Acks {
     type DeliveryOpaque = ();
@@ -41,7 +47,7 @@ impl ProducerContext for Acks {
     }
 }
 
-fn config(bootstrap: &str, extra: &[String]) -> anyhow::Result<ClientConfig> {
+pub(crate) fn config(bootstrap: &str, extra: &[String]) -> anyhow::Result<ClientConfig> {
     let mut config = ClientConfig::new();
     config.set("bootstrap.servers", bootstrap);
     for kv in extra {
