@@ -30,7 +30,10 @@ pub fn copy(c: &Copy<'_>) -> anyhow::Result<u128> {
     ferry_memory::widen_thread_cache();
     let mut consumer_config = config(c.source, c.consumer)?;
     consumer_config
-        .set("group.id", format!("ferry-bench-copy-{}", std::process::id()))
+        .set(
+            "group.id",
+            format!("ferry-bench-copy-{}", std::process::id()),
+        )
         .set("enable.auto.commit", "false")
         .set("enable.partition.eof", "false")
         .set("fetch.queue.backoff.ms", "5");
@@ -77,7 +80,9 @@ pub fn copy(c: &Copy<'_>) -> anyhow::Result<u128> {
                 headers = headers.insert(header);
             }
         }
-        let mut record = BaseRecord::to(c.to).partition(m.partition()).headers(headers);
+        let mut record = BaseRecord::to(c.to)
+            .partition(m.partition())
+            .headers(headers);
         if let Some(key) = m.key() {
             record = record.key(key);
         }

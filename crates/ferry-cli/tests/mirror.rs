@@ -1,5 +1,6 @@
-//! MirrorMaker 2's connectors, unmodified from Apache Kafka's connect-mirror jar on plugin.path,
-//! replicating from a second broker (the source cluster `src`) to the main one.
+//! MirrorMaker 2 replicating from a second broker (the source cluster) to the main one: Ferry's
+//! native connectors side by side with Kafka's (the connect-mirror jar, on Java Connect and on
+//! Ferry's plugin host with `ferry.plugin.preference=plugin.path`).
 #![cfg(feature = "kafka-integration-tests")]
 
 mod support;
@@ -156,6 +157,15 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
         ),
     ];
     let ferry = Ferry::start(dir.path(), port, &worker, &connectors);
+    // Ferry's own connectors, though Kafka's jar is on plugin.path: each one's scheduler
+    // thread names it in the log.
+    for connector in ["source", "checkpoint", "heartbeat"] {
+        wait_until(&format!("the native {connector} connector"), SLOW, || {
+            ferry.log_text().contains(&format!(
+                "mirror_scheduler{{connector=src->dst|{name}-{connector}}}"
+            ))
+        });
+    }
 
     // DefaultReplicationPolicy: `src.<topic>`, with the source's partitions and records, each
     // in the partition it had.
@@ -202,7 +212,7 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     assert_eq!(ferry_config.as_deref(), Some("3600000"));
     ferry.stop();
 
-    // The same three connectors on Java Connect 4.1.1 (which has connect-mirror on its class
+    // The same three connectors on Java Connect (which has connect-mirror on its class
     // path), as `srcj -> dstj` so that none of their topics collides with Ferry's.
     let java_common = common
         .replace("source.cluster.alias=src", "source.cluster.alias=srcj")
@@ -254,7 +264,57 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     });
     let java_synced = synced_offsets(&target_group, &java_remote);
     assert_eq!(java_synced, synced, "the group's offsets translated alike");
+    // The checkpoints themselves, record for record once both have caught up.
+    let ours = latest_checkpoints(&target, "src.checkpoints.internal", &group);
+    wait_until("Java's checkpoints of every partition", SLOW, || {
+        latest_checkpoints(&target, "srcj.checkpoints.internal", &group).len() == ours.len()
+    });
+    let theirs: BTreeMap<_, _> = latest_checkpoints(&target, "srcj.checkpoints.internal", &group)
+        .into_iter()
+        .map(|((topic, p), c)| ((topic.replacen("srcj.", "src.", 1), p), c))
+        .collect();
+    assert_eq!(ours.len(), 3, "{ours:?}");
+    assert_eq!(theirs, ours, "the same checkpoints");
     java.terminate();
+}
+
+/// The last checkpoint of each downstream partition of `group` in `topic`: (upstream,
+/// downstream, metadata), decoded as Java's `Checkpoint.deserializeRecord` does.
+fn latest_checkpoints(
+    bootstrap: &str,
+    topic: &str,
+    group: &str,
+) -> BTreeMap<(String, i32), (i64, i64, String)> {
+    let consumer: BaseConsumer = client(bootstrap)
+        .set("group.id", unique("checkpoint-reader"))
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let (_, end) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut latest = BTreeMap::new();
+    let (mut position, deadline) = (0, std::time::Instant::now() + Duration::from_secs(30));
+    while position < end && std::time::Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            position = m.offset() + 1;
+            let c = ferry_mirror::records::Checkpoint::read(
+                m.key().unwrap_or_default(),
+                m.payload().unwrap_or_default(),
+            )
+            .expect("a checkpoint as Java writes it");
+            if c.group == group {
+                latest.insert(
+                    (c.topic, c.partition),
+                    (c.upstream_offset, c.downstream_offset, c.metadata),
+                );
+            }
+        }
+    }
+    latest
 }
 
 /// The offsets `group` has committed on the target for the three partitions of `replica`, once

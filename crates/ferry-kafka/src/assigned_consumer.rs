@@ -25,6 +25,11 @@ impl AssignedConsumer {
         if config.get("group.id").is_none() {
             config.set("group.id", unjoined_group_id());
         }
+        // As Ferry's sink consumers: fetch again as soon as the prefetch queue has room, where
+        // librdkafka would pause a second each time it fills (Java's consumer never pauses).
+        if config.get("fetch.queue.backoff.ms").is_none() {
+            config.set("fetch.queue.backoff.ms", "5");
+        }
         let inner = config.create().map_err(|cause| KafkaClientError::Create {
             role: "consumer",
             cause,

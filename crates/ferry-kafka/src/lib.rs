@@ -10,6 +10,7 @@ mod config;
 pub mod consumer;
 mod error;
 mod fetch_queue;
+pub mod group_admin;
 pub mod group_offsets;
 mod log_producer;
 pub mod producer;

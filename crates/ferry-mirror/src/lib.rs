@@ -1,8 +1,11 @@
 //! MirrorMaker 2 as Kafka's `connect/mirror` and `connect/mirror-client` modules define it:
 //! replication policies, the records of its internal topics (byte for byte as Java writes
 //! them), the offset translation of its checkpoints, and the decisions its tasks make; and the
-//! native MirrorSourceConnector and MirrorHeartbeatConnector built on them.
+//! native MirrorSourceConnector, MirrorCheckpointConnector and MirrorHeartbeatConnector built on
+//! them.
 
+pub mod checkpoint_connector;
+pub mod checkpoint_task;
 pub mod checkpoints;
 pub mod client_configs;
 pub mod clients;

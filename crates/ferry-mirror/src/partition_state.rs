@@ -79,22 +79,32 @@ impl OffsetSyncQueue {
     }
 
     /// A record of `partition` was acknowledged downstream.
-    pub fn record_replicated(&mut self, partition: (String, i32), upstream: i64, downstream: i64) {
+    pub fn record_replicated(&mut self, partition: &(String, i32), upstream: i64, downstream: i64) {
         let lag = self.max_offset_lag;
-        let state = self
-            .states
-            .entry(partition.clone())
-            .or_insert_with(|| PartitionState::new(lag));
+        // A key is cloned only the first time: this runs for every replicated record.
+        if !self.states.contains_key(partition) {
+            self.states
+                .insert(partition.clone(), PartitionState::new(lag));
+        }
+        let Some(state) = self.states.get_mut(partition) else {
+            return;
+        };
         let sync = QueuedSync {
             upstream_offset: upstream,
             downstream_offset: downstream,
         };
-        if state.update(upstream, downstream) {
+        let queue = if state.update(upstream, downstream) {
             state.reset();
-            self.delayed.shift_remove(&partition);
-            self.pending.insert(partition, sync);
+            self.delayed.shift_remove(partition);
+            &mut self.pending
         } else {
-            self.delayed.insert(partition, sync);
+            &mut self.delayed
+        };
+        match queue.get_mut(partition) {
+            Some(slot) => *slot = sync,
+            None => {
+                queue.insert(partition.clone(), sync);
+            }
         }
     }
 
@@ -174,9 +184,9 @@ mod tests {
     fn delayed_syncs_wait_for_the_commit_and_in_flight_ones_are_bounded() {
         let mut q = OffsetSyncQueue::new(100);
         let tp = |p: i32| ("t".to_owned(), p);
-        q.record_replicated(tp(0), 0, 0);
-        q.record_replicated(tp(0), 1, 1);
-        q.record_replicated(tp(0), 2, 2);
+        q.record_replicated(&tp(0), 0, 0);
+        q.record_replicated(&tp(0), 1, 1);
+        q.record_replicated(&tp(0), 2, 2);
         let due = q.take_pending(0);
         assert_eq!(due.len(), 1, "only the first record's sync is due: {due:?}");
         assert_eq!(due[0].1.upstream_offset, 0);
@@ -196,7 +206,7 @@ mod tests {
         );
 
         for p in 1..=12 {
-            q.record_replicated(tp(p), 0, 0);
+            q.record_replicated(&tp(p), 0, 0);
         }
         assert_eq!(q.take_pending(3).len(), 7, "ten in flight at most");
         let rest: Vec<i32> = q.take_pending(0).iter().map(|(tp, _)| tp.1).collect();

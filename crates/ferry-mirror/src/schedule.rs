@@ -40,7 +40,9 @@ impl Scheduler {
             .spawn(move || {
                 let span = tracing::info_span!("mirror_scheduler", connector = %thread_label);
                 let _entered = span.enter();
+                let started = Instant::now();
                 startup(&mut work, &runtime);
+                took("start-up", started);
                 let _ = ready_tx.send(());
                 let now = Instant::now();
                 let mut due: Vec<Instant> = jobs.iter().map(|j| now + j.first).collect();
@@ -56,8 +58,9 @@ impl Scheduler {
                     let now = Instant::now();
                     for (job, at) in jobs.iter().zip(due.iter_mut()) {
                         if *at <= now {
-                            tracing::debug!(job = job.name, "Running a scheduled job");
+                            let started = Instant::now();
                             (job.run)(&mut work, &runtime);
+                            took(job.name, started);
                             *at = Instant::now() + job.every;
                         }
                     }
@@ -73,6 +76,11 @@ impl Scheduler {
         }
         Ok(Scheduler { _stop: stop_tx })
     }
+}
+
+/// Java's scheduler logs how long each job took.
+fn took(job: &str, started: Instant) {
+    tracing::info!("{job} took {} ms", started.elapsed().as_millis());
 }
 
 /// An interval from a config value in seconds; a negative one disables the job (`None`).

@@ -63,13 +63,13 @@ pub struct MirrorSourceConnector {
     scheduler: Option<Scheduler>,
 }
 
-fn bool_of(props: &ConfigMap, key: &str, default: bool) -> bool {
+pub(crate) fn bool_of(props: &ConfigMap, key: &str, default: bool) -> bool {
     props
         .get(key)
         .map_or(default, |v| v.trim().eq_ignore_ascii_case("true"))
 }
 
-fn number_of(props: &ConfigMap, key: &str, default: i64) -> i64 {
+pub(crate) fn number_of(props: &ConfigMap, key: &str, default: i64) -> i64 {
     props
         .get(key)
         .and_then(|v| v.trim().parse().ok())
@@ -484,5 +484,55 @@ impl SourceConnector for MirrorSourceConnector {
         } else {
             ExactlyOnceSupport::Unsupported
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::props;
+
+    #[test]
+    fn tasks_get_the_known_partitions_round_robin_with_every_connector_key() {
+        let connector = MirrorSourceConnector {
+            props: props(&[
+                ("name", "m"),
+                ("source.cluster.alias", "A"),
+                ("topics", "t.*"),
+            ]),
+            enabled: true,
+            ..Default::default()
+        };
+        assert!(
+            connector.task_configs(3).unwrap().is_empty(),
+            "nothing known yet"
+        );
+        connector.known.lock().unwrap().source =
+            vec![("t0".into(), 0), ("t0".into(), 1), ("t1".into(), 0)];
+        let configs = connector.task_configs(2).unwrap();
+        assert_eq!(configs.len(), 2);
+        assert_eq!(configs[0][TASK_ASSIGNED_PARTITIONS], "t0-0,t1-0");
+        assert_eq!(configs[1][TASK_ASSIGNED_PARTITIONS], "t0-1");
+        assert_eq!(configs[1][TASK_INDEX], "1");
+        assert_eq!(configs[0]["topics"], "t.*");
+        assert_eq!(connector.task_class().as_deref(), Some(TASK_CLASS_NAME));
+    }
+
+    #[test]
+    fn exactly_once_only_when_the_source_consumer_reads_committed_records() {
+        let connector = MirrorSourceConnector::default();
+        let plain = props(&[("source.cluster.alias", "A")]);
+        assert_eq!(
+            connector.exactly_once_support(&plain).unwrap(),
+            Some(ExactlyOnceSupport::Unsupported)
+        );
+        let committed = props(&[
+            ("source.cluster.alias", "A"),
+            ("source.consumer.isolation.level", "read_committed"),
+        ]);
+        assert_eq!(
+            connector.exactly_once_support(&committed).unwrap(),
+            Some(ExactlyOnceSupport::Supported)
+        );
     }
 }

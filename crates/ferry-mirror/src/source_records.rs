@@ -61,6 +61,22 @@ pub fn mirror_record(
     source_alias: &str,
     consumed: Consumed,
 ) -> SourceRecord {
+    let partition = Arc::new(source_partition(
+        source_alias,
+        &consumed.topic,
+        consumed.partition,
+    ));
+    let remote = policy.format_remote_topic(source_alias, &consumed.topic);
+    replicated(partition, remote, consumed)
+}
+
+/// The record for the target cluster, given its source partition (one map shared by all the
+/// records of a partition, as the worker expects) and remote topic name.
+pub fn replicated(
+    source_partition: Arc<OffsetMap>,
+    remote_topic: String,
+    consumed: Consumed,
+) -> SourceRecord {
     let mut headers = Headers::default();
     for (key, value) in consumed.headers {
         headers.add(
@@ -70,13 +86,9 @@ pub fn mirror_record(
         );
     }
     SourceRecord {
-        source_partition: Some(Arc::new(source_partition(
-            source_alias,
-            &consumed.topic,
-            consumed.partition,
-        ))),
+        source_partition: Some(source_partition),
         source_offset: Some(source_offset(consumed.offset)),
-        topic: policy.format_remote_topic(source_alias, &consumed.topic),
+        topic: remote_topic,
         kafka_partition: Some(consumed.partition),
         key_schema: Some(Schema::optional_bytes()),
         key: consumed.key.map_or(Value::Null, Value::Bytes),

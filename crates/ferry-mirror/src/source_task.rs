@@ -3,11 +3,13 @@
 //! unchanged for the remote topic; once Kafka has acknowledged a record, it notes where it
 //! landed and writes offset syncs as Java's `OffsetSyncWriter` decides.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use ferry_api::data::Value;
-use ferry_api::record::{RecordMetadata, SourceRecord};
+use ferry_api::record::{OffsetMap, RecordMetadata, SourceRecord};
 use ferry_api::task::{SourceTask, SourceTaskContext};
 use ferry_api::{ConfigMap, ConnectError};
 use ferry_kafka::assigned_consumer::AssignedConsumer;
@@ -18,9 +20,9 @@ use crate::clients::{kafka_config, kafka_error, offset_syncs_cluster, offset_syn
 use crate::config::{CONSUMER_POLL_TIMEOUT_MS, EMIT_OFFSET_SYNCS_ENABLED, OFFSET_LAG_MAX};
 use crate::partition_state::OffsetSyncQueue;
 use crate::records::OffsetSync;
-use crate::replication_policy::{from_config, ReplicationPolicy, SOURCE_CLUSTER_ALIAS};
+use crate::replication_policy::{from_config, SOURCE_CLUSTER_ALIAS};
 use crate::source_records::{
-    mirror_record, resume_at, source_partition, Consumed, OFFSET_KEY, PARTITION_KEY, TOPIC_KEY,
+    replicated, resume_at, source_partition, Consumed, OFFSET_KEY, PARTITION_KEY, TOPIC_KEY,
 };
 use crate::task_assignment::{parse_partitions, TASK_ASSIGNED_PARTITIONS};
 
@@ -56,9 +58,18 @@ impl OffsetSyncs {
     }
 }
 
+/// Where the records of one source partition go: its source partition map (shared by all its
+/// records) and its remote topic.
+struct Route {
+    partition: i32,
+    source_partition: Arc<OffsetMap>,
+    remote_topic: String,
+}
+
 #[derive(Default)]
 pub struct MirrorSourceTask {
-    policy: Option<Box<dyn ReplicationPolicy>>,
+    /// Per source topic, the routes of its assigned partitions.
+    routes: HashMap<String, Vec<Route>>,
     source_alias: String,
     consumer: Option<AssignedConsumer>,
     offset_syncs: Option<OffsetSyncs>,
@@ -164,6 +175,13 @@ impl SourceTask for MirrorSourceTask {
             tracing::debug!(%topic, partition, ?start, "Replicating a partition");
             assignment.push(((topic, partition), start));
         }
+        for ((topic, partition), _) in &assignment {
+            self.routes.entry(topic.clone()).or_default().push(Route {
+                partition: *partition,
+                source_partition: Arc::new(source_partition(&self.source_alias, topic, *partition)),
+                remote_topic: policy.format_remote_topic(&self.source_alias, topic),
+            });
+        }
         let consumer = AssignedConsumer::new(&consumer_config)
             .map_err(|e| kafka_error("Could not create the source consumer", e))?;
         consumer
@@ -178,12 +196,11 @@ impl SourceTask for MirrorSourceTask {
             target_alias
         );
         self.consumer = Some(consumer);
-        self.policy = Some(policy);
         Ok(())
     }
 
     async fn poll(&mut self) -> ferry_api::error::Result<Vec<SourceRecord>> {
-        let (Some(consumer), Some(policy)) = (&self.consumer, &self.policy) else {
+        let Some(consumer) = &self.consumer else {
             return Ok(Vec::new());
         };
         let batch = match consumer
@@ -197,24 +214,31 @@ impl SourceTask for MirrorSourceTask {
                 return Ok(Vec::new());
             }
         };
-        Ok(batch
-            .into_iter()
-            .map(|r| {
-                mirror_record(
-                    policy.as_ref(),
-                    &self.source_alias,
-                    Consumed {
-                        topic: r.topic,
-                        partition: r.partition,
-                        offset: r.offset,
-                        key: r.key,
-                        value: r.value,
-                        timestamp: r.timestamp,
-                        headers: r.headers,
-                    },
-                )
-            })
-            .collect())
+        let mut records = Vec::with_capacity(batch.len());
+        for r in batch {
+            let route = self
+                .routes
+                .get(&r.topic)
+                .and_then(|routes| routes.iter().find(|route| route.partition == r.partition));
+            let Some(route) = route else {
+                tracing::warn!(topic = %r.topic, partition = r.partition, "A record of a partition not assigned to this task");
+                continue;
+            };
+            records.push(replicated(
+                route.source_partition.clone(),
+                route.remote_topic.clone(),
+                Consumed {
+                    topic: r.topic,
+                    partition: r.partition,
+                    offset: r.offset,
+                    key: r.key,
+                    value: r.value,
+                    timestamp: r.timestamp,
+                    headers: r.headers,
+                },
+            ));
+        }
+        Ok(records)
     }
 
     async fn commit(&mut self) -> ferry_api::error::Result<()> {
@@ -256,7 +280,7 @@ impl SourceTask for MirrorSourceTask {
         };
         syncs
             .queue
-            .record_replicated(partition, upstream, metadata.offset);
+            .record_replicated(&partition, upstream, metadata.offset);
         syncs.fire();
         Ok(())
     }

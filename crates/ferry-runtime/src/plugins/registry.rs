@@ -166,8 +166,8 @@ impl Registry {
                 ferry_file::VERSION,
                 || AnyConnector::Sink(Box::<ferry_file::FileStreamSinkConnector>::default()),
             ),
-            // MirrorMaker 2's source and heartbeat connectors; its checkpoint connector is not
-            // native yet and comes from plugin.path (Kafka's connect-mirror jar).
+            // MirrorMaker 2's connectors (Kafka's connect-mirror jar on plugin.path still runs
+            // with ferry.plugin.preference=plugin.path).
             ConnectorPlugin::native(
                 ferry_mirror::source_connector::CLASS_NAME,
                 PluginKind::Source,
@@ -176,6 +176,16 @@ impl Registry {
                     AnyConnector::Source(
                         Box::<ferry_mirror::source_connector::MirrorSourceConnector>::default(),
                     )
+                },
+            ),
+            ConnectorPlugin::native(
+                ferry_mirror::checkpoint_connector::CLASS_NAME,
+                PluginKind::Source,
+                ferry_api::KAFKA_CONNECT_VERSION,
+                || {
+                    AnyConnector::Source(Box::<
+                        ferry_mirror::checkpoint_connector::MirrorCheckpointConnector,
+                    >::default())
                 },
             ),
             ConnectorPlugin::native(
