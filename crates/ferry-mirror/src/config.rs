@@ -32,6 +32,17 @@ fn key(
     ConfigKey::new(name, ty, default, importance, doc)
 }
 
+/// `metric.names.formats` (Kafka 4.3, KIP-1280) of the source and checkpoint connectors.
+fn metric_names_formats() -> ConfigKey {
+    key(
+        "metric.names.formats",
+        ConfigType::List,
+        Some("legacy"),
+        Importance::Low,
+        "Deprecated. The formats in which metrics are emitted. Valid values are legacy and new. When set to legacy, the metrics have the following name \"kafka.connect.mirror:type=MirrorSourceConnector,source={SOURCE},target={TARGET},topic={TOPIC},partition={PARTITION}\". When set to new, the metrics have the following name \"kafka.connect:type=plugins,connector={CONNECTOR},task={TASK},source={SOURCE},target={TARGET},topic={TOPIC},partition={PARTITION}\". When set to \"legacy,new\" the connector will emit metrics with both names, this can be useful when migrating to the new format but it doubles the amount of metrics that are emitted.",
+    )
+}
+
 fn location() -> ConfigKey {
     key(
         OFFSET_SYNCS_TOPIC_LOCATION,
@@ -84,6 +95,7 @@ pub fn source_config_def() -> ConfigDef {
         .define(location())
         .define(key(EMIT_OFFSET_SYNCS_ENABLED, Boolean, Some("true"), Low, "Whether to store the new offset of the replicated records in offset-syncs topic or not. MirrorCheckpointConnector will not be able to sync group offsets or emit checkpoints if emit.checkpoints.enabled and/or sync.group.offsets.enabled are enabled while emit.offset-syncs.enabled is disabled."))
         .define(key("heartbeats.replication.enabled", Boolean, Some("true"), Low, "Whether to replicate the heartbeat topics even when the topic filter does not include them."))
+        .define(metric_names_formats())
 }
 
 /// `org.apache.kafka.connect.mirror.MirrorCheckpointConnector`'s keys.
@@ -104,6 +116,7 @@ pub fn checkpoint_config_def() -> ConfigDef {
         .define(key("checkpoints.topic.replication.factor", Short, Some("3"), Low, "Replication factor for checkpoints topic."))
         .define(location())
         .define(key("topic.filter.class", Class, Some("org.apache.kafka.connect.mirror.DefaultTopicFilter"), Low, "TopicFilter to use. Selects topics to replicate."))
+        .define(metric_names_formats())
 }
 
 /// `org.apache.kafka.connect.mirror.MirrorHeartbeatConnector`'s keys.

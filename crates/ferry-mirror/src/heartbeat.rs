@@ -66,16 +66,7 @@ impl Connector for MirrorHeartbeatConnector {
     }
 
     fn validate(&self, props: &ConfigMap) -> Vec<KeyReport> {
-        let mut reports = self.config_def().validate(props);
-        if let Err(error) = from_config(props) {
-            if let Some(r) = reports
-                .iter_mut()
-                .find(|r| r.name == crate::replication_policy::REPLICATION_POLICY_CLASS)
-            {
-                r.errors.push(error.to_string());
-            }
-        }
-        reports
+        crate::validation::with_policy(self.config_def().validate(props), props)
     }
 
     /// Java's does not look at `enabled`: heartbeats flow for disabled replications too.
@@ -85,6 +76,7 @@ impl Connector for MirrorHeartbeatConnector {
         _context: Arc<dyn ConnectorContext>,
     ) -> ferry_api::error::Result<()> {
         self.props = props.clone();
+        crate::validation::check_classes(props)?;
         let policy = from_config(props).map_err(|e| ConnectError::other(e.to_string()))?;
         let creation = Creation {
             admin: admin(props, Cluster::Target, "heartbeats-target-admin")?,

@@ -16,7 +16,8 @@ pub const GROUPS_DEFAULT: &str = ".*";
 pub const GROUPS_EXCLUDE: &str = "groups.exclude";
 pub const GROUPS_EXCLUDE_DEFAULT: &str = "console-consumer-.*, connect-.*, __.*";
 pub const CONFIG_PROPERTIES_EXCLUDE: &str = "config.properties.exclude";
-pub const CONFIG_PROPERTIES_EXCLUDE_DEFAULT: &str = r"follower\.replication\.throttled\.replicas, leader\.replication\.throttled\.replicas, message\.timestamp\.difference\.max\.ms, message\.timestamp\.type, unclean\.leader\.election\.enable, min\.insync\.replicas";
+/// Kafka 4.3's default (the names unescaped, so their dots match any character, as Java's do).
+pub const CONFIG_PROPERTIES_EXCLUDE_DEFAULT: &str = "follower.replication.throttled.replicas, leader.replication.throttled.replicas, message.timestamp.difference.max.ms, log.message.timestamp.before.max.ms, log.message.timestamp.after.max.ms, message.timestamp.type, unclean.leader.election.enable, min.insync.replicas";
 
 #[derive(Debug, thiserror::Error)]
 #[error("Invalid value {value} for configuration {key}: {reason}")]

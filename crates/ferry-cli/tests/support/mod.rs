@@ -502,6 +502,17 @@ impl Drop for Ferry {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A failed test shows the end of the worker's log, which its temporary directory loses.
+        if std::thread::panicking() {
+            let log = self.log_text();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(200)..];
+            eprintln!(
+                "--- the last lines of {} ---\n{}",
+                self.log.display(),
+                tail.join("\n")
+            );
+        }
     }
 }
 
