@@ -74,6 +74,21 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     // that has read the first 100 records of each partition.
     let admin = ferry_kafka::admin::Admin::new(&client(&source)).unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    // The internal topics named after the aliases, as on a cluster MirrorMaker never ran on,
+    // so that the checkpoint task starts before the offset-syncs topic exists.
+    delete_topics(
+        &runtime,
+        &source,
+        &[
+            "mm2-offset-syncs.dst.internal",
+            "mm2-offset-syncs.dstj.internal",
+        ],
+    );
+    delete_topics(
+        &runtime,
+        &target,
+        &["src.checkpoints.internal", "srcj.checkpoints.internal"],
+    );
     runtime
         .block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
             name: topic.clone(),
@@ -184,8 +199,10 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
 
     // Heartbeats on the target, and checkpoints of the group.
     wait_until("heartbeats", SLOW, || topic_records("heartbeats") > 0);
-    wait_until("checkpoints of the group", SLOW, || {
+    // The checkpoints topic outlives a run on the same broker: wait for this group's own.
+    wait_until("checkpoints of the group for every partition", SLOW, || {
         topic_records("src.checkpoints.internal") > 0
+            && latest_checkpoints(&target, "src.checkpoints.internal", &group).len() == 3
     });
     // The group's offsets, translated to the replica and committed on the target cluster.
     let target_group: BaseConsumer = client(&target).set("group.id", &group).create().unwrap();
@@ -261,6 +278,7 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     );
     wait_until("Java's checkpoints", SLOW, || {
         topic_records("srcj.checkpoints.internal") > 0
+            && latest_checkpoints(&target, "srcj.checkpoints.internal", &group).len() == 3
     });
     let java_synced = synced_offsets(&target_group, &java_remote);
     assert_eq!(java_synced, synced, "the group's offsets translated alike");
@@ -363,6 +381,22 @@ fn topic_config(
         .flat_map(|r| r.entries)
         .find(|e| e.name == key)
         .and_then(|e| e.value)
+}
+
+/// Deletes `topics` on `bootstrap` if they exist, once the broker no longer lists them.
+fn delete_topics(runtime: &tokio::runtime::Runtime, bootstrap: &str, topics: &[&str]) {
+    use ferry_kafka::rdkafka::admin::{AdminClient, AdminOptions};
+    use ferry_kafka::rdkafka::client::DefaultClientContext;
+    let admin: AdminClient<DefaultClientContext> = client(bootstrap).create().unwrap();
+    // A topic that does not exist answers an error per topic, which is what is wanted.
+    runtime
+        .block_on(admin.delete_topics(topics, &AdminOptions::new()))
+        .unwrap();
+    for topic in topics {
+        wait_until(&format!("{topic} deleted"), SLOW, || {
+            partitions(bootstrap, topic) == 0
+        });
+    }
 }
 
 /// Writes records `from..to` (`k<i>`/`v<i>`, partition `i % partitions`) to `topic` on `bootstrap`.

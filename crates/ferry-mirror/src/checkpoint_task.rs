@@ -9,6 +9,7 @@
 //! checkpoints could not be loaded); it emits nothing before both are done.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -55,6 +56,8 @@ struct Shared {
     checkpoints: Mutex<Option<CheckpointStore>>,
     /// Tails the offset-syncs topic once started.
     syncs_log: Mutex<Option<TopicLog>>,
+    /// Set by `stop`, so that a start-up still waiting for the offset-syncs topic gives up.
+    stopped: AtomicBool,
 }
 
 fn now_ms() -> i64 {
@@ -349,6 +352,7 @@ impl SourceTask for MirrorCheckpointTask {
             syncs: Arc::new(Mutex::new(OffsetSyncStore::new(true))),
             checkpoints: Mutex::new(None),
             syncs_log: Mutex::new(None),
+            stopped: AtomicBool::new(false),
             policy,
         });
         self.interval = Duration::from_secs(
@@ -366,33 +370,38 @@ impl SourceTask for MirrorCheckpointTask {
             let loaded = reader.load_checkpoints(&checkpoints_consumer, &checkpoints_producer);
             *reader.syncs.lock().unwrap_or_else(|p| p.into_inner()) =
                 OffsetSyncStore::new(loaded.is_none());
-            let store = reader.syncs.clone();
-            let log = TopicLog::start(
-                &syncs_topic,
-                &syncs_consumer,
-                &syncs_producer,
-                Box::new(move |r: LogRecord| {
-                    let (0, Some(key), Some(value)) = (r.partition, r.key, r.value) else {
-                        return;
-                    };
-                    match OffsetSync::read(&key, &value) {
-                        Ok(s) => store.lock().unwrap_or_else(|p| p.into_inner()).apply(
-                            &s.topic,
-                            s.partition,
-                            s.upstream_offset,
-                            s.downstream_offset,
-                        ),
-                        Err(error) => {
-                            tracing::warn!(%error, "Skipping an offset sync that cannot be read")
+            let log = loop {
+                let store = reader.syncs.clone();
+                let started = TopicLog::start(
+                    &syncs_topic,
+                    &syncs_consumer,
+                    &syncs_producer,
+                    Box::new(move |r: LogRecord| {
+                        let (0, Some(key), Some(value)) = (r.partition, r.key, r.value) else {
+                            return;
+                        };
+                        match OffsetSync::read(&key, &value) {
+                            Ok(s) => store.lock().unwrap_or_else(|p| p.into_inner()).apply(
+                                &s.topic,
+                                s.partition,
+                                s.upstream_offset,
+                                s.downstream_offset,
+                            ),
+                            Err(error) => {
+                                tracing::warn!(%error, "Skipping an offset sync that cannot be read")
+                            }
                         }
+                    }),
+                );
+                match started {
+                    Ok(l) => break l,
+                    // The source connector that creates the topic may start after this task
+                    // (Java's task fails here after 30 s; waiting on spares a restart).
+                    Err(error) if !reader.stopped.load(Ordering::Relaxed) => {
+                        tracing::warn!(topic = %syncs_topic, %error, "The offset-syncs topic cannot be read yet; no checkpoints until it can");
+                        std::thread::sleep(Duration::from_secs(1));
                     }
-                }),
-            );
-            let log = match log {
-                Ok(l) => l,
-                Err(error) => {
-                    tracing::error!(topic = %syncs_topic, %error, "Could not read the offset-syncs topic: no checkpoints will be emitted");
-                    return;
+                    Err(_) => return,
                 }
             };
             if let Err(error) =
@@ -461,6 +470,7 @@ impl SourceTask for MirrorCheckpointTask {
             job.abort();
         }
         if let Some(shared) = self.shared.take() {
+            shared.stopped.store(true, Ordering::Relaxed);
             let log = shared
                 .syncs_log
                 .lock()
