@@ -19,7 +19,7 @@ use crate::config::{checkpoint_config_def, EMIT_OFFSET_SYNCS_ENABLED};
 use crate::replication_policy::{from_config, SOURCE_CLUSTER_ALIAS};
 use crate::schedule::{seconds, Repeating, Scheduler};
 use crate::source_connector::{bool_of, create_compacted_topic, enabled, number_of};
-use crate::task_assignment::{checkpoint_task_groups, TASK_ASSIGNED_GROUPS, TASK_INDEX};
+use crate::task_assignment::{checkpoint_task_groups, TASK_ASSIGNED_GROUPS};
 use crate::topic_filter::NameFilter;
 
 pub const CLASS_NAME: &str = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector";
@@ -236,16 +236,11 @@ impl Connector for MirrorCheckpointConnector {
                 "Timeout while loading consumer groups.",
             ));
         };
-        Ok(checkpoint_task_groups(groups, max_tasks)
-            .into_iter()
-            .enumerate()
-            .map(|(i, assigned)| {
-                let mut config = self.props.clone();
-                config.insert(TASK_ASSIGNED_GROUPS.to_owned(), assigned);
-                config.insert(TASK_INDEX.to_owned(), i.to_string());
-                config
-            })
-            .collect())
+        Ok(crate::task_assignment::task_configs(
+            &self.props,
+            TASK_ASSIGNED_GROUPS,
+            checkpoint_task_groups(groups, max_tasks),
+        ))
     }
 
     fn stop(&mut self) -> ferry_api::error::Result<()> {

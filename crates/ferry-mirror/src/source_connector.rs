@@ -20,7 +20,7 @@ use crate::clients::{admin, offset_syncs_cluster, offset_syncs_topic};
 use crate::config::{source_config_def, EMIT_OFFSET_SYNCS_ENABLED};
 use crate::replication_policy::{from_config, ReplicationPolicy, SOURCE_CLUSTER_ALIAS};
 use crate::schedule::{seconds, Repeating, Scheduler};
-use crate::task_assignment::{source_task_partitions, TASK_ASSIGNED_PARTITIONS, TASK_INDEX};
+use crate::task_assignment::{source_task_partitions, TASK_ASSIGNED_PARTITIONS};
 use crate::topic_configs;
 use crate::topic_filter::{ConfigPropertyFilter, NameFilter};
 use crate::topic_selection::TopicSelection;
@@ -444,16 +444,11 @@ impl Connector for MirrorSourceConnector {
         if !self.enabled || known.source.is_empty() || max_tasks == 0 {
             return Ok(Vec::new());
         }
-        Ok(source_task_partitions(&known.source, max_tasks)
-            .into_iter()
-            .enumerate()
-            .map(|(i, assigned)| {
-                let mut config = self.props.clone();
-                config.insert(TASK_ASSIGNED_PARTITIONS.to_owned(), assigned);
-                config.insert(TASK_INDEX.to_owned(), i.to_string());
-                config
-            })
-            .collect())
+        Ok(crate::task_assignment::task_configs(
+            &self.props,
+            TASK_ASSIGNED_PARTITIONS,
+            source_task_partitions(&known.source, max_tasks),
+        ))
     }
 
     fn stop(&mut self) -> ferry_api::error::Result<()> {

@@ -55,6 +55,25 @@ pub fn checkpoint_task_groups(groups: &[String], max_tasks: usize) -> Vec<String
         .collect()
 }
 
+/// One task config per assignment: the connector's props with the assignment under `key`
+/// and the task's index, as Java's connectors give their tasks.
+pub fn task_configs(
+    props: &ferry_api::ConfigMap,
+    key: &str,
+    assignments: Vec<String>,
+) -> Vec<ferry_api::ConfigMap> {
+    assignments
+        .into_iter()
+        .enumerate()
+        .map(|(i, assigned)| {
+            let mut config = props.clone();
+            config.insert(key.to_owned(), assigned);
+            config.insert(TASK_INDEX.to_owned(), i.to_string());
+            config
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
