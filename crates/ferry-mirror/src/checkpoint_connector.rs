@@ -263,6 +263,7 @@ impl SourceConnector for MirrorCheckpointConnector {
 mod tests {
     use super::*;
     use crate::test_support::props;
+    use crate::task_assignment::TASK_INDEX;
 
     fn errors(reports: &[KeyReport], key: &str) -> Vec<String> {
         reports

@@ -487,6 +487,7 @@ impl SourceConnector for MirrorSourceConnector {
 mod tests {
     use super::*;
     use crate::test_support::props;
+    use crate::task_assignment::TASK_INDEX;
 
     #[test]
     fn tasks_get_the_known_partitions_round_robin_with_every_connector_key() {
