@@ -262,8 +262,8 @@ impl SourceConnector for MirrorCheckpointConnector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::props;
     use crate::task_assignment::TASK_INDEX;
+    use crate::test_support::props;
 
     fn errors(reports: &[KeyReport], key: &str) -> Vec<String> {
         reports

@@ -486,8 +486,8 @@ impl SourceConnector for MirrorSourceConnector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::props;
     use crate::task_assignment::TASK_INDEX;
+    use crate::test_support::props;
 
     #[test]
     fn tasks_get_the_known_partitions_round_robin_with_every_connector_key() {

@@ -507,9 +507,13 @@ impl Drop for Ferry {
             let log = self.log_text();
             let lines: Vec<&str> = log.lines().collect();
             let tail = &lines[lines.len().saturating_sub(200)..];
+            // The whole log is kept under the temporary directory, for what the tail misses.
+            let kept = std::env::temp_dir().join(format!("ferry-failed-{}.log", unique("test")));
+            let _ = std::fs::write(&kept, &log);
             eprintln!(
-                "--- the last lines of {} ---\n{}",
+                "--- the last lines of {} (all of it in {}) ---\n{}",
                 self.log.display(),
+                kept.display(),
                 tail.join("\n")
             );
         }

@@ -265,14 +265,31 @@ impl SourcePipeline {
                 next_commit = Instant::now() + interval;
             }
             let polled_at = Instant::now();
-            // Exactly-once tasks commit as batches are dispatched, so only the others wake up
-            // for the commit interval (an exactly-once task woken here would spin on a past
+            // A poll is never dropped for a commit: a task's poll need not be cancel-safe (the
+            // checkpoint task's records, dropped here, were never written and never emitted
+            // again). Offsets are committed while it runs, as Java's committer does beside
+            // `poll`; the task's own commit hook runs when the poll is back, since it needs the
+            // task. Exactly-once tasks commit as batches are dispatched, so only the others wake
+            // up for the commit interval (an exactly-once task woken here would spin on a past
             // deadline).
-            let batch = tokio::select! {
-                _ = self.ctx.cancel.cancelled() => return Ok(()),
-                _ = tokio::time::sleep_until(next_commit), if self.transaction.is_none() => continue,
-                batch = self.task.poll() => batch?,
+            let mut hook_due = false;
+            let batch = {
+                let poll = self.task.poll();
+                tokio::pin!(poll);
+                loop {
+                    tokio::select! {
+                        _ = self.ctx.cancel.cancelled() => return Ok(()),
+                        _ = tokio::time::sleep_until(next_commit), if self.transaction.is_none() => {
+                            hook_due |= commit_positions(&mut self.submitted, &mut self.staged, &self.ctx).await;
+                            next_commit = Instant::now() + interval;
+                        }
+                        batch = &mut poll => break batch?,
+                    }
+                }
             };
+            if hook_due {
+                self.commit_hook().await;
+            }
             let metrics = &self.ctx.metrics;
             if !batch.is_empty() {
                 metrics.poll_batch_time_ms.record(elapsed_ms(polled_at));
@@ -739,59 +756,13 @@ impl SourcePipeline {
 
     /// Writes the offsets of acknowledged records; a failed write keeps them for the next try.
     async fn commit_offsets(&mut self) {
-        for (partition, offset) in self.submitted.committable() {
-            match self
-                .staged
-                .iter_mut()
-                .find(|(p, _)| Arc::ptr_eq(p, &partition) || p == &partition)
-            {
-                Some(slot) => slot.1 = offset,
-                None => self.staged.push((partition, offset)),
-            }
+        if commit_positions(&mut self.submitted, &mut self.staged, &self.ctx).await {
+            self.commit_hook().await;
         }
-        if !self.staged.is_empty() {
-            let entries: Result<Vec<_>, ConnectError> = self
-                .staged
-                .iter()
-                .map(|(p, o)| {
-                    Ok((
-                        encode_key(&self.ctx.id.connector, p)?,
-                        Some(encode_offset(o)?),
-                    ))
-                })
-                .collect();
-            let entries = match entries {
-                Ok(e) => e,
-                Err(error) => {
-                    tracing::error!(%error, "Invalid source offsets; they cannot be committed");
-                    self.staged.clear();
-                    return;
-                }
-            };
-            let timeout = self.ctx.worker.offset_flush_timeout;
-            let started = Instant::now();
-            match tokio::time::timeout(timeout, self.ctx.offsets.set(entries)).await {
-                Ok(Ok(())) => {
-                    self.ctx
-                        .metrics
-                        .offset_commit_time_ms
-                        .record(elapsed_ms(started));
-                    tracing::debug!(partitions = self.staged.len(), "Committed source offsets");
-                    self.staged.clear();
-                }
-                Ok(Err(error)) => {
-                    tracing::error!(%error, "Failed to commit offsets");
-                    return;
-                }
-                Err(_) => {
-                    tracing::error!(
-                        timeout_ms = timeout.as_millis() as u64,
-                        "Timed out committing offsets"
-                    );
-                    return;
-                }
-            }
-        }
+    }
+
+    /// The task's `commit`, after its offsets were written.
+    async fn commit_hook(&mut self) {
         if let Err(error) = self.task.commit().await {
             tracing::warn!(%error, "Task commit hook failed");
         }
@@ -913,3 +884,59 @@ fn handle_ack(
 #[cfg(test)]
 #[path = "source_task_tests.rs"]
 mod tests;
+
+/// Writes the acknowledged records' offsets (and any staged by an earlier failed write) to the
+/// offset store; a failed write keeps them staged for the next commit and answers false (then
+/// the task's commit hook does not run, as in Java).
+async fn commit_positions(
+    submitted: &mut SubmittedRecords,
+    staged: &mut Vec<PartitionOffset>,
+    ctx: &TaskContext,
+) -> bool {
+    for (partition, offset) in submitted.committable() {
+        match staged
+            .iter_mut()
+            .find(|(p, _)| Arc::ptr_eq(p, &partition) || p == &partition)
+        {
+            Some(slot) => slot.1 = offset,
+            None => staged.push((partition, offset)),
+        }
+    }
+    if !staged.is_empty() {
+        let entries: Result<Vec<_>, ConnectError> = staged
+            .iter()
+            .map(|(p, o)| Ok((encode_key(&ctx.id.connector, p)?, Some(encode_offset(o)?))))
+            .collect();
+        let entries = match entries {
+            Ok(e) => e,
+            Err(error) => {
+                tracing::error!(%error, "Invalid source offsets; they cannot be committed");
+                staged.clear();
+                return false;
+            }
+        };
+        let timeout = ctx.worker.offset_flush_timeout;
+        let started = Instant::now();
+        match tokio::time::timeout(timeout, ctx.offsets.set(entries)).await {
+            Ok(Ok(())) => {
+                ctx.metrics
+                    .offset_commit_time_ms
+                    .record(elapsed_ms(started));
+                tracing::debug!(partitions = staged.len(), "Committed source offsets");
+                staged.clear();
+            }
+            Ok(Err(error)) => {
+                tracing::error!(%error, "Failed to commit offsets");
+                return false;
+            }
+            Err(_) => {
+                tracing::error!(
+                    timeout_ms = timeout.as_millis() as u64,
+                    "Timed out committing offsets"
+                );
+                return false;
+            }
+        }
+    }
+    true
+}

@@ -546,3 +546,64 @@ async fn connector_defined_boundaries_commit_and_abort_where_the_task_asks() {
         "offsets go in the transaction the task ends; aborted records' offsets in the next one"
     );
 }
+
+/// A task whose poll is not cancel-safe, as a connector's may be: it takes the next record
+/// number, then waits longer than the commit interval before handing the record out.
+struct SlowSource {
+    next: i64,
+    commits: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[async_trait]
+impl SourceTask for SlowSource {
+    fn version(&self) -> String {
+        "test".to_owned()
+    }
+
+    async fn start(&mut self, _: &ConfigMap, _: SourceTaskContext) -> Result<()> {
+        Ok(())
+    }
+
+    async fn poll(&mut self) -> Result<Vec<SourceRecord>> {
+        let i = self.next;
+        self.next += 1;
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        Ok(lines(i, i + 1))
+    }
+
+    async fn commit(&mut self) -> Result<()> {
+        self.commits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn stop(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_commit_due_during_a_poll_never_drops_the_poll_and_still_commits() {
+    let (ctx, handles) = task_context(TaskKind::Source, &[("topic", "t")], 10);
+    let (producer, state, acks) = FakeProducer::new();
+    let commits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let task = SlowSource {
+        next: 0,
+        commits: commits.clone(),
+    };
+    let done = tokio::spawn(run_with(ctx, Box::new(task), Box::new(producer), acks));
+    until("5 records sent", || state.values().len() >= 5).await;
+    let stored = || handles.offsets.text().into_iter().next().map(|(_, v)| v);
+    // Every poll outlasts the 10 ms commit interval, yet offsets are committed meanwhile and
+    // the task's commit hook runs when its poll is back.
+    until("an offset committed", || stored().is_some()).await;
+    until("the commit hook run", || {
+        commits.load(std::sync::atomic::Ordering::Relaxed) > 0
+    })
+    .await;
+    handles.cancel.cancel();
+    done.await.unwrap().unwrap();
+    let values = state.values();
+    let expected: Vec<String> = (0..values.len()).map(|i| format!("r{i}")).collect();
+    assert_eq!(values, expected, "a record of a dropped poll is missing");
+}
