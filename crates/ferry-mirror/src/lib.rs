@@ -12,6 +12,7 @@ pub mod clients;
 pub mod config;
 pub mod heartbeat;
 pub mod internal_records;
+pub mod mirror_maker_config;
 pub mod offset_sync_store;
 pub mod partition_state;
 pub mod records;
