@@ -6,6 +6,7 @@ mod curl_init;
 mod distributed;
 mod logging;
 mod memory;
+mod mirror_maker;
 mod plugins;
 mod rest_client;
 #[cfg(ferry_wrapped_link)]
@@ -38,6 +39,14 @@ enum Command {
     },
     /// Run a distributed worker, as `connect-distributed.sh` does.
     Distributed { worker: PathBuf },
+    /// Run a dedicated MirrorMaker 2, as `connect-mirror-maker.sh` does.
+    MirrorMaker {
+        /// The MirrorMaker `.properties` file (`clusters`, `A.bootstrap.servers`, `A->B.enabled`, …).
+        config: PathBuf,
+        /// Run only the flows into these clusters.
+        #[arg(long, num_args = 1..)]
+        clusters: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -64,6 +73,9 @@ fn main() -> ExitCode {
                 standalone::run(&worker, &connectors, log_levels).await
             }
             Command::Distributed { worker } => distributed::run(&worker, log_levels).await,
+            Command::MirrorMaker { config, clusters } => {
+                mirror_maker::run(&config, &clusters, log_levels).await
+            }
         }
     });
     // Every stop path has flushed and committed by now. A blocking call still running (a

@@ -679,3 +679,143 @@ fn a_worker_killed_mid_replication_loses_no_record() {
     }
     again.stop();
 }
+
+/// Whether one of the last 200 records of `heartbeats` on `bootstrap` is a heartbeat of
+/// `source->target` (other tests' flows emit there too).
+fn recent_heartbeat(bootstrap: &str, source: &str, target: &str) -> bool {
+    let key = ferry_mirror::records::Heartbeat {
+        source_cluster_alias: source.to_owned(),
+        target_cluster_alias: target.to_owned(),
+        timestamp: 0,
+    }
+    .key()
+    .unwrap();
+    let consumer: BaseConsumer = client(bootstrap)
+        .set("group.id", unique("heartbeat-reader"))
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset("heartbeats", 0, Offset::OffsetTail(200))
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) if m.key() == Some(key.as_slice()) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Creates `topic` with `partitions` on `bootstrap` and writes `count` records to it.
+fn topic_with_records(bootstrap: &str, topic: &str, partitions: i32, count: i32) {
+    let admin = ferry_kafka::admin::Admin::new(&client(bootstrap)).unwrap();
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
+            name: topic.to_owned(),
+            partitions,
+            replication_factor: 1,
+            configs: vec![],
+        }))
+        .unwrap();
+    produce(bootstrap, topic, 0, count, partitions);
+}
+
+#[test]
+fn kafka_s_shipped_mirror_maker_properties_run_in_dedicated_mode_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (source_cluster(), bootstrap());
+    let (topic_a, topic_b) = (unique("dedicated-a"), unique("dedicated-b"));
+    topic_with_records(&a, &topic_a, 2, 100);
+    topic_with_records(&b, &topic_b, 2, 50);
+
+    // Kafka's config/connect-mirror-maker.properties as shipped, with the clusters' addresses
+    // filled in; the flows' `topics = .*` narrowed to this test's topics (a later key wins, as
+    // in Java's Properties), so that the brokers' other topics stay where they are.
+    let shipped = include_str!("fixtures/connect-mirror-maker.properties");
+    assert!(shipped.contains("A_host1:9092, A_host2:9092, A_host3:9092"));
+    let mm2 = dir.path().join("connect-mirror-maker.properties");
+    write_file(
+        &mm2,
+        &format!(
+            "{}\nA->B.topics = {topic_a}\nB->A.topics = {topic_b}\n",
+            shipped
+                .replace("A_host1:9092, A_host2:9092, A_host3:9092", &a)
+                .replace("B_host1:9092, B_host2:9092, B_host3:9092", &b)
+        ),
+    );
+    let mm = Ferry::mirror_maker(dir.path(), &mm2, &[]);
+
+    // A->B and B->A, with DefaultReplicationPolicy's names and the records in their partitions.
+    let expect = |count: i32| {
+        let mut v: Vec<_> = (0..count)
+            .map(|i| (i % 2, format!("k{i}"), format!("v{i}")))
+            .collect();
+        v.sort();
+        v
+    };
+    for (cluster, remote, count) in [
+        (&b, format!("A.{topic_a}"), 100),
+        (&a, format!("B.{topic_b}"), 50),
+    ] {
+        wait_until(&format!("{remote} on its target"), SLOW, || {
+            partitions(cluster, &remote) == 2
+        });
+        let mut got = read(cluster, &remote, count as usize);
+        got.sort();
+        assert_eq!(got, expect(count), "{remote}");
+    }
+    // Java's names for each flow's worker topics, on the flow's target cluster, and the
+    // heartbeats each flow emits there.
+    for (cluster, source) in [(&b, "A"), (&a, "B")] {
+        for kind in ["configs", "offsets", "status"] {
+            let topic = format!("mm2-{kind}.{source}.internal");
+            assert!(partitions(cluster, &topic) > 0, "{topic} on the target");
+        }
+        let target = if source == "A" { "B" } else { "A" };
+        wait_until(&format!("heartbeats of {source}->{target}"), SLOW, || {
+            recent_heartbeat(cluster, source, target)
+        });
+    }
+    let log = mm.log_text();
+    assert!(
+        log.contains("Kafka MirrorMaker starting with 2 herders."),
+        "{log}"
+    );
+    for flow in ["A->B", "B->A"] {
+        assert!(
+            log.contains(&format!(
+                "Connector MirrorSourceConnector configured for {flow}."
+            )) || log.contains(&format!("This worker is a follower for {flow}.")),
+            "{log}"
+        );
+    }
+    // SIGTERM stops every flow and exits 0.
+    mm.stop();
+}
+
+#[test]
+fn dedicated_mode_refuses_what_it_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |text: &str, extra: &[&str]| {
+        let path = dir.path().join("mm2.properties");
+        write_file(&path, text);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ferry"))
+            .arg("mirror-maker")
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{text} started");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(run("A.bootstrap.servers=x:1\n", &[]).contains("\"clusters\""));
+    assert!(run(
+        "clusters=A, B\ndedicated.mode.enable.internal.rest=true\n",
+        &[]
+    )
+    .contains("dedicated.mode.enable.internal.rest"));
+    assert!(run("clusters=A, B\n", &["--clusters", "C"]).contains("C"));
+}

@@ -236,21 +236,9 @@ impl Ferry {
         connectors: &[PathBuf],
         env: &[(&str, &str)],
     ) -> Ferry {
-        let log = dir.join(format!("ferry-{}.log", unique("run")));
-        let out = std::fs::File::create(&log).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_ferry"))
-            .arg(mode)
-            .arg(worker)
-            .args(connectors)
-            .current_dir(dir)
-            .envs(env.iter().copied())
-            .env("RUST_LOG", "info")
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::null())
-            .stderr(out)
-            .spawn()
-            .unwrap();
-        let ferry = Ferry { child, port, log };
+        let mut args = vec![mode.as_ref(), worker.as_os_str()];
+        args.extend(connectors.iter().map(|c| c.as_os_str()));
+        let ferry = Self::spawn(dir, port, &args, env);
         // Generous: on a loaded 2-core runner, workers whose plugin host scans Debezium's and
         // MirrorMaker's jars while other tests start JVMs have taken over 60 s to answer.
         let started = Instant::now();
@@ -269,6 +257,37 @@ impl Ferry {
                 started.elapsed()
             );
         }
+        ferry
+    }
+
+    /// `ferry <args…>`, its stderr (the log) in a file of `dir`.
+    fn spawn(dir: &Path, port: u16, args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Ferry {
+        let log = dir.join(format!("ferry-{}.log", unique("run")));
+        let out = std::fs::File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_ferry"))
+            .args(args)
+            .current_dir(dir)
+            .envs(env.iter().copied())
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(out)
+            .spawn()
+            .unwrap();
+        Ferry { child, port, log }
+    }
+
+    /// `ferry mirror-maker <mm2.properties> <extra…>` (dedicated MirrorMaker 2, no REST API),
+    /// once its log says it started.
+    pub fn mirror_maker(dir: &Path, mm2: &Path, extra: &[&str]) -> Ferry {
+        let mut args = vec!["mirror-maker".as_ref(), mm2.as_os_str()];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        let ferry = Self::spawn(dir, 0, &args, &[]);
+        wait_until(
+            "ferry mirror-maker started",
+            Duration::from_secs(180),
+            || ferry.log_text().contains("Kafka MirrorMaker started"),
+        );
         ferry
     }
 

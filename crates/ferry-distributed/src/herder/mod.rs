@@ -95,6 +95,13 @@ impl DistributedHerder {
         answer.await.ok()
     }
 
+    /// Whether this worker leads the group: `None` until it has joined and the group has
+    /// settled, as a request queued in Java's herder waits for its tick loop to join.
+    pub fn leads_group(&self) -> Option<bool> {
+        let view = self.view();
+        (!view.member_id.is_empty() && !view.rebalance_pending).then(|| view.is_leader())
+    }
+
     pub(crate) fn view(&self) -> std::sync::MutexGuard<'_, View> {
         self.view.lock().unwrap_or_else(|p| p.into_inner())
     }

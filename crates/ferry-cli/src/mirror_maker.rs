@@ -1,0 +1,207 @@
+//! `ferry mirror-maker mm2.properties [--clusters A B]`, as `connect-mirror-maker.sh`: a
+//! distributed worker per replication flow `A->B`, in the group `A-mm2` on cluster B with the
+//! `mm2-configs/offsets/status.A.internal` topics there, running the flow's three connectors,
+//! whose configs the group's leader writes from the file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context};
+use ferry_api::ConfigMap;
+use ferry_distributed::boot::{self, BootSettings, DistributedWorker};
+use ferry_distributed::config::DistributedConfig;
+use ferry_distributed::herder::DistributedHerder;
+use ferry_mirror::mirror_maker_config::{MirrorMakerConfig, SourceAndTarget, ENABLE_INTERNAL_REST};
+use ferry_runtime::config::files::load_properties;
+use ferry_runtime::herder::{Herder, HerderError};
+use ferry_runtime::worker::TargetState;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::standalone::{cluster_id, invalid_worker_config, wait_for_signal, worker_id};
+
+/// How often a flow's worker checks that, while it leads its group, the connectors' configs
+/// are the file's (the leader can change while the process runs); more often until it has
+/// joined the group.
+const CONFIGURE_EVERY: Duration = Duration::from_secs(5);
+const JOIN_CHECK_EVERY: Duration = Duration::from_millis(250);
+
+struct Flow {
+    name: String,
+    worker: DistributedWorker,
+    configure: JoinHandle<()>,
+    plugin_host: Option<Arc<ferry_plugin_host::PluginHost>>,
+}
+
+pub async fn run(
+    path: &Path,
+    only_targets: &[String],
+    log_levels: Arc<crate::logging::RuntimeLogLevels>,
+) -> anyhow::Result<()> {
+    let config = MirrorMakerConfig::new(load_properties(path)?)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if config.enable_internal_rest() {
+        // Without it, a multi-node cluster cannot forward task configs to the leader; with it,
+        // Java serves an internal REST API that Ferry does not have yet. Refusing beats
+        // running a cluster that silently cannot reconfigure.
+        bail!(
+            "{}: {ENABLE_INTERNAL_REST}=true (KIP-710's internal REST API for multi-node dedicated clusters) is not supported by ferry mirror-maker yet; run a single node per flow without it",
+            path.display()
+        );
+    }
+    let flows = config
+        .pairs_for(only_targets)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if flows.is_empty() {
+        bail!(
+            "{}: no replication flow to run (clusters={}; enable one with A->B.enabled=true)",
+            path.display(),
+            config.clusters().join(", ")
+        );
+    }
+    tracing::info!(
+        herders = flows.len(),
+        "Kafka MirrorMaker starting with {} herders.",
+        flows.len()
+    );
+    let cancel = CancellationToken::new();
+    let mut running = Vec::new();
+    for flow in &flows {
+        match start_flow(&config, flow, &log_levels, cancel.clone()).await {
+            Ok(f) => running.push(f),
+            Err(error) => {
+                cancel.cancel();
+                stop(running).await;
+                return Err(error.context(format!("starting the {flow} flow")));
+            }
+        }
+    }
+    tracing::info!(
+        flows = ?flows.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "Kafka MirrorMaker started"
+    );
+    wait_for_signal()
+        .await
+        .context("waiting for a stop signal")?;
+    tracing::info!("Kafka MirrorMaker stopping");
+    cancel.cancel();
+    stop(running).await;
+    tracing::info!("Kafka MirrorMaker stopped");
+    Ok(())
+}
+
+async fn stop(flows: Vec<Flow>) {
+    for flow in flows {
+        let _ = flow.configure.await;
+        flow.worker.stop().await;
+        if let Some(host) = flow.plugin_host {
+            host.shutdown();
+        }
+        tracing::info!(flow = %flow.name, "Stopped the flow's herder");
+    }
+}
+
+async fn start_flow(
+    config: &MirrorMakerConfig,
+    flow: &SourceAndTarget,
+    log_levels: &Arc<crate::logging::RuntimeLogLevels>,
+    cancel: CancellationToken,
+) -> anyhow::Result<Flow> {
+    tracing::info!(%flow, "creating herder for {flow}");
+    let props = ferry_runtime::config::providers::resolve_worker_props(&config.worker_config(flow))
+        .map_err(|e| anyhow!("the {flow} worker config: {e}"))?;
+    let mut worker_config = DistributedConfig::parse(&props)
+        .map_err(|e| invalid_worker_config(Path::new(&format!("{flow} worker config")), &e))?;
+    for warning in worker_config.warnings() {
+        tracing::warn!(%flow, "{warning}");
+    }
+    let cluster_id = cluster_id(&worker_config.worker).await?;
+    worker_config.worker.cluster_takes_client_telemetry = true;
+    // Java names the worker after its flow; its advertised URL is the REST base with the
+    // source's alias, served only by KIP-710's internal REST.
+    let url = format!(
+        "http://{}/{}/",
+        worker_id(&worker_config.worker),
+        flow.source
+    );
+    let (mut registry, plugin_host) =
+        crate::plugins::registry(&worker_config.worker, &flow.to_string(), log_levels).await?;
+    registry.exactly_once_source = Some(
+        worker_config.exactly_once == ferry_distributed::config::ExactlyOnceSourceSupport::Enabled,
+    );
+    let worker = boot::start(BootSettings {
+        config: worker_config,
+        worker_id: flow.to_string(),
+        url,
+        cluster_id,
+        registry: Arc::new(registry),
+        logger_levels: None,
+    })
+    .await
+    .with_context(|| format!("starting the {flow} herder"))?;
+    ferry_runtime::herder::run_automatic_restarts(
+        worker.herder.clone(),
+        worker.herder.worker().clone(),
+    );
+    let configure = tokio::spawn(keep_connectors_configured(
+        worker.herder.clone(),
+        flow.to_string(),
+        config.connector_configs(flow),
+        cancel,
+    ));
+    Ok(Flow {
+        name: flow.to_string(),
+        worker,
+        configure,
+        plugin_host,
+    })
+}
+
+/// Java's `MirrorMaker.startConnectors`: the leader writes each connector's config (a
+/// follower keeps what is there). Checked again while running, since leadership can move.
+async fn keep_connectors_configured(
+    herder: Arc<DistributedHerder>,
+    flow: String,
+    wanted: BTreeMap<String, ConfigMap>,
+    cancel: CancellationToken,
+) {
+    let mut said_follower = false;
+    loop {
+        let leads = herder.leads_group();
+        match leads {
+            Some(true) => {
+                for (name, config) in &wanted {
+                    let current = herder.connector_info(name).await.ok().map(|i| i.config);
+                    let mut expected = config.clone();
+                    expected.insert("name".to_owned(), name.clone());
+                    if current.as_ref() == Some(&expected) {
+                        continue;
+                    }
+                    match herder
+                        .put_connector_config(name, config.clone(), true, TargetState::Started)
+                        .await
+                    {
+                        Ok(_) => {
+                            tracing::info!(%flow, connector = %name, "Connector {name} configured for {flow}.")
+                        }
+                        Err(HerderError::NotLeader { .. }) => {}
+                        Err(error) => {
+                            tracing::warn!(%flow, connector = %name, %error, "Could not configure the connector; trying again")
+                        }
+                    }
+                }
+            }
+            Some(false) if !said_follower => {
+                said_follower = true;
+                tracing::info!(%flow, "This worker is a follower for {flow}. Using the existing connector configurations.");
+            }
+            _ => {}
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            _ = tokio::time::sleep(if leads.is_some() { CONFIGURE_EVERY } else { JOIN_CHECK_EVERY }) => {}
+        }
+    }
+}
