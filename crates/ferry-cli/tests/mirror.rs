@@ -819,3 +819,94 @@ fn dedicated_mode_refuses_what_it_cannot_run() {
     .contains("dedicated.mode.enable.internal.rest"));
     assert!(run("clusters=A, B\n", &["--clusters", "C"]).contains("C"));
 }
+
+/// `scripts/java-connect mirror-maker <mm2.properties>`: Java's dedicated MirrorMaker 2, once
+/// its log says it started.
+fn java_mirror_maker(dir: &std::path::Path, mm2: &std::path::Path) -> Ferry {
+    let log = dir.join(format!("java-mm2-{}.log", unique("run")));
+    let out = std::fs::File::create(dir.join(format!("{}.out", unique("java-mm2")))).unwrap();
+    let child = std::process::Command::new(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/java-connect"),
+    )
+    .arg("mirror-maker")
+    .arg(mm2)
+    .current_dir(dir)
+    .env("CONNECT_LOG_FILE", &log)
+    .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G")
+    .stdout(std::process::Stdio::null())
+    .stderr(out)
+    .spawn()
+    .expect("scripts/java-connect runs");
+    let java = Ferry {
+        child,
+        port: 0,
+        log,
+    };
+    wait_until(
+        "Java's MirrorMaker started",
+        Duration::from_secs(180),
+        || java.log_text().contains("Kafka MirrorMaker started"),
+    );
+    java
+}
+
+/// The distinct keys of the first `count` records of `topic` on `bootstrap`.
+fn distinct_keys(bootstrap: &str, topic: &str, count: usize) -> usize {
+    let keys: std::collections::BTreeSet<String> = read(bootstrap, topic, count)
+        .into_iter()
+        .map(|(_, key, _)| key)
+        .collect();
+    keys.len()
+}
+
+#[test]
+fn a_dedicated_mirror_maker_moves_from_java_to_ferry_and_back_replicating_every_record_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (source_cluster(), bootstrap());
+    // Aliases of this test's own, so that its group and internal topics are its own.
+    let (alias_a, alias_b) = (unique("swa"), unique("swb"));
+    let topic = unique("switched");
+    topic_with_records(&a, &topic, 2, 200);
+    let mm2 = dir.path().join("mm2.properties");
+    write_file(
+        &mm2,
+        &format!(
+            "clusters = {alias_a}, {alias_b}\n\
+             {alias_a}.bootstrap.servers = {a}\n{alias_b}.bootstrap.servers = {b}\n\
+             {alias_a}->{alias_b}.enabled = true\n{alias_a}->{alias_b}.topics = {topic}\n\
+             emit.heartbeats.enabled = false\nsync.topic.acls.enabled = false\n\
+             replication.factor=1\ncheckpoints.topic.replication.factor=1\n\
+             heartbeats.topic.replication.factor=1\noffset-syncs.topic.replication.factor=1\n\
+             offset.storage.replication.factor=1\nstatus.storage.replication.factor=1\n\
+             config.storage.replication.factor=1\n"
+        ),
+    );
+    let remote = format!("{alias_a}.{topic}");
+    let every_key_once = |count: i32| {
+        wait_until(&format!("{count} records on {remote}"), SLOW, || {
+            distinct_keys(&b, &remote, count as usize) == count as usize
+        });
+        // Every key is there; a record replicated twice would be one more in the topic.
+        assert_eq!(
+            topic_records(&remote),
+            i64::from(count),
+            "every record once on {remote}"
+        );
+    };
+
+    let java = java_mirror_maker(dir.path(), &mm2);
+    every_key_once(200);
+    java.terminate();
+    produce(&a, &topic, 200, 300, 2);
+
+    // Ferry, on Java's group, internal topics and stored offsets: only the new records.
+    let ferry = Ferry::mirror_maker(dir.path(), &mm2, &[]);
+    every_key_once(300);
+    ferry.stop();
+    produce(&a, &topic, 300, 400, 2);
+
+    // And back to Java, which goes on from Ferry's offsets.
+    let java = java_mirror_maker(dir.path(), &mm2);
+    every_key_once(400);
+    java.terminate();
+}
