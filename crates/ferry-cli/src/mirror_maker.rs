@@ -167,11 +167,12 @@ async fn keep_connectors_configured(
     wanted: BTreeMap<String, ConfigMap>,
     cancel: CancellationToken,
 ) {
-    let mut said_follower = false;
+    let (mut said_follower, mut said_current) = (false, false);
     loop {
         let leads = herder.leads_group();
         match leads {
             Some(true) => {
+                let mut all_current = true;
                 for (name, config) in &wanted {
                     let current = herder.connector_info(name).await.ok().map(|i| i.config);
                     let mut expected = config.clone();
@@ -179,6 +180,7 @@ async fn keep_connectors_configured(
                     if current.as_ref() == Some(&expected) {
                         continue;
                     }
+                    all_current = false;
                     match herder
                         .put_connector_config(name, config.clone(), true, TargetState::Started)
                         .await
@@ -191,6 +193,10 @@ async fn keep_connectors_configured(
                             tracing::warn!(%flow, connector = %name, %error, "Could not configure the connector; trying again")
                         }
                     }
+                }
+                if all_current && !said_current {
+                    said_current = true;
+                    tracing::info!(%flow, "This worker leads {flow}; the stored connector configurations are the file's.");
                 }
             }
             Some(false) if !said_follower => {

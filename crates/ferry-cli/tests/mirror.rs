@@ -902,6 +902,18 @@ fn a_dedicated_mirror_maker_moves_from_java_to_ferry_and_back_replicating_every_
     // Ferry, on Java's group, internal topics and stored offsets: only the new records.
     let ferry = Ferry::mirror_maker(dir.path(), &mm2, &[]);
     every_key_once(300);
+    // The connector configs Java's leader wrote are the ones Ferry derives from the same file:
+    // Ferry's leader, which rewrites any that differ, left them alone.
+    let mut log = String::new();
+    wait_until("Ferry's leader to check the stored configs", SLOW, || {
+        log = ferry.log_text();
+        log.contains("the stored connector configurations are the file's")
+            || log.contains("configured for")
+    });
+    assert!(
+        !log.contains("configured for"),
+        "Ferry's connector configs differ from Java's for the same file:\n{log}"
+    );
     ferry.stop();
     produce(&a, &topic, 300, 400, 2);
 
