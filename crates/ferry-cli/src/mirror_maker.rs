@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context};
 use ferry_api::ConfigMap;
-use ferry_distributed::boot::{self, BootSettings, DistributedWorker};
+use ferry_distributed::boot::DistributedWorker;
 use ferry_distributed::config::DistributedConfig;
 use ferry_distributed::herder::DistributedHerder;
 use ferry_mirror::mirror_maker_config::{MirrorMakerConfig, SourceAndTarget, ENABLE_INTERNAL_REST};
@@ -20,7 +20,7 @@ use ferry_runtime::worker::TargetState;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::standalone::{cluster_id, invalid_worker_config, wait_for_signal, worker_id};
+use crate::standalone::{invalid_worker_config, wait_for_signal, worker_id};
 
 /// How often a flow's worker checks that, while it leads its group, the connectors' configs
 /// are the file's (the leader can change while the process runs); more often until it has
@@ -112,13 +112,8 @@ async fn start_flow(
     tracing::info!(%flow, "creating herder for {flow}");
     let props = ferry_runtime::config::providers::resolve_worker_props(&config.worker_config(flow))
         .map_err(|e| anyhow!("the {flow} worker config: {e}"))?;
-    let mut worker_config = DistributedConfig::parse(&props)
+    let worker_config = DistributedConfig::parse(&props)
         .map_err(|e| invalid_worker_config(Path::new(&format!("{flow} worker config")), &e))?;
-    for warning in worker_config.warnings() {
-        tracing::warn!(%flow, "{warning}");
-    }
-    let cluster_id = cluster_id(&worker_config.worker).await?;
-    worker_config.worker.cluster_takes_client_telemetry = true;
     // Java names the worker after its flow; its advertised URL is the REST base with the
     // source's alias, served only by KIP-710's internal REST.
     let url = format!(
@@ -126,25 +121,10 @@ async fn start_flow(
         worker_id(&worker_config.worker),
         flow.source
     );
-    let (mut registry, plugin_host) =
-        crate::plugins::registry(&worker_config.worker, &flow.to_string(), log_levels).await?;
-    registry.exactly_once_source = Some(
-        worker_config.exactly_once == ferry_distributed::config::ExactlyOnceSourceSupport::Enabled,
-    );
-    let worker = boot::start(BootSettings {
-        config: worker_config,
-        worker_id: flow.to_string(),
-        url,
-        cluster_id,
-        registry: Arc::new(registry),
-        logger_levels: None,
-    })
-    .await
-    .with_context(|| format!("starting the {flow} herder"))?;
-    ferry_runtime::herder::run_automatic_restarts(
-        worker.herder.clone(),
-        worker.herder.worker().clone(),
-    );
+    let (worker, plugin_host) =
+        crate::distributed::start_worker(worker_config, flow.to_string(), url, log_levels, None)
+            .await
+            .with_context(|| format!("starting the {flow} herder"))?;
     let configure = tokio::spawn(keep_connectors_configured(
         worker.herder.clone(),
         flow.to_string(),

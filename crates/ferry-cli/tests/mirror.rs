@@ -464,16 +464,7 @@ fn a_replication_moves_from_java_to_native_and_back_with_every_record_once() {
     let dir = tempfile::tempdir().unwrap();
     let (source, target) = (source_cluster(), bootstrap());
     let topic = unique("moves");
-    let admin = ferry_kafka::admin::Admin::new(&client(&source)).unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime
-        .block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
-            name: topic.clone(),
-            partitions: 2,
-            replication_factor: 1,
-            configs: vec![],
-        }))
-        .unwrap();
+    create_topic_on(&source, &topic, 2);
     let alias = unique("mv");
     let connector = connector_file(
         dir.path(),
@@ -587,16 +578,7 @@ fn a_worker_killed_mid_replication_loses_no_record() {
     let dir = tempfile::tempdir().unwrap();
     let (source, target) = (source_cluster(), bootstrap());
     let topic = unique("killed");
-    let admin = ferry_kafka::admin::Admin::new(&client(&source)).unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime
-        .block_on(admin.create_topic(&ferry_kafka::admin::TopicSpec {
-            name: topic.clone(),
-            partitions: 2,
-            replication_factor: 1,
-            configs: vec![],
-        }))
-        .unwrap();
+    create_topic_on(&source, &topic, 2);
     let alias = unique("k9");
     let remote = format!("{alias}.{topic}");
     let connector = connector_file(
@@ -658,15 +640,17 @@ fn a_worker_killed_mid_replication_loses_no_record() {
     });
     // Settle on a stable count, then check that every key is there.
     let mut last = -1;
-    wait_until("the replication to settle", SLOW, || {
-        let now = topic_records(&remote);
-        let settled = now == last;
-        last = now;
-        if !settled {
-            std::thread::sleep(Duration::from_millis(500));
-        }
-        settled
-    });
+    wait_until_every(
+        "the replication to settle",
+        SLOW,
+        Duration::from_millis(500),
+        || {
+            let now = topic_records(&remote);
+            let settled = now == last;
+            last = now;
+            settled
+        },
+    );
     let got = read(&target, &remote, usize::try_from(last).unwrap());
     let keys: std::collections::BTreeSet<&str> = got.iter().map(|(_, k, _)| k.as_str()).collect();
     assert_eq!(
@@ -711,8 +695,8 @@ fn recent_heartbeat(bootstrap: &str, source: &str, target: &str) -> bool {
     false
 }
 
-/// Creates `topic` with `partitions` on `bootstrap` and writes `count` records to it.
-fn topic_with_records(bootstrap: &str, topic: &str, partitions: i32, count: i32) {
+/// Creates `topic` with `partitions` (replication factor 1) on `bootstrap`.
+fn create_topic_on(bootstrap: &str, topic: &str, partitions: i32) {
     let admin = ferry_kafka::admin::Admin::new(&client(bootstrap)).unwrap();
     tokio::runtime::Runtime::new()
         .unwrap()
@@ -723,6 +707,11 @@ fn topic_with_records(bootstrap: &str, topic: &str, partitions: i32, count: i32)
             configs: vec![],
         }))
         .unwrap();
+}
+
+/// Creates `topic` with `partitions` on `bootstrap` and writes `count` records to it.
+fn topic_with_records(bootstrap: &str, topic: &str, partitions: i32, count: i32) {
+    create_topic_on(bootstrap, topic, partitions);
     produce(bootstrap, topic, 0, count, partitions);
 }
 

@@ -72,6 +72,7 @@ pub enum MirrorMakerConfigError {
 pub struct MirrorMakerConfig {
     raw: ConfigMap,
     clusters: Vec<String>,
+    internal_rest: bool,
 }
 
 fn parse_bool(raw: &ConfigMap, key: &str, default: bool) -> Result<bool, MirrorMakerConfigError> {
@@ -113,8 +114,12 @@ impl MirrorMakerConfig {
                 }
                 seen
             });
-        parse_bool(&raw, ENABLE_INTERNAL_REST, false)?;
-        Ok(MirrorMakerConfig { raw, clusters })
+        let internal_rest = parse_bool(&raw, ENABLE_INTERNAL_REST, false)?;
+        Ok(MirrorMakerConfig {
+            raw,
+            clusters,
+            internal_rest,
+        })
     }
 
     pub fn clusters(&self) -> &[String] {
@@ -122,7 +127,7 @@ impl MirrorMakerConfig {
     }
 
     pub fn enable_internal_rest(&self) -> bool {
-        parse_bool(&self.raw, ENABLE_INTERNAL_REST, false).unwrap_or(false)
+        self.internal_rest
     }
 
     /// Java's `clusterPairs`: every ordered pair whose flow is enabled (`A->B.enabled`, false by
