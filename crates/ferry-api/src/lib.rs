@@ -9,6 +9,7 @@ pub mod data;
 pub mod error;
 pub mod header;
 pub mod java;
+pub mod metrics;
 pub mod offset_map;
 pub mod record;
 pub mod task;

@@ -36,6 +36,8 @@ pub struct SourceTaskContext {
     /// Java's `transactionContext()`: present only when the task runs exactly once with
     /// `transaction.boundary=connector`.
     pub transactions: Option<Arc<crate::transaction::TransactionContext>>,
+    /// Where the task publishes metrics of its own (Java's `context.pluginMetrics()`).
+    pub metrics: Arc<crate::metrics::PluginMetrics>,
 }
 
 #[async_trait]

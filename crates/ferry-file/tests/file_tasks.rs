@@ -65,6 +65,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
             configs: p.clone(),
             offset_reader: Arc::new(StoredOffset(None)),
             transactions: None,
+            metrics: Default::default(),
         },
     )
     .await
@@ -101,6 +102,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
                 configs: p.clone(),
                 offset_reader: Arc::new(StoredOffset(Some(7))),
                 transactions: None,
+            metrics: Default::default(),
             },
         )
         .await
@@ -133,6 +135,7 @@ async fn source_batches_are_capped_by_batch_size() {
             configs: p.clone(),
             offset_reader: Arc::new(StoredOffset(None)),
             transactions: None,
+            metrics: Default::default(),
         },
     )
     .await

@@ -179,7 +179,6 @@ impl Connector for MirrorCheckpointConnector {
             return Ok(());
         }
         crate::validation::check_classes(props)?;
-        crate::validation::warn_unhonoured(props);
         let policy = from_config(props).map_err(|e| ConnectError::other(e.to_string()))?;
         let source_alias = props.get(SOURCE_CLUSTER_ALIAS).cloned().unwrap_or_default();
         let filter_error = |e: crate::topic_filter::FilterError| ConnectError::other(e.to_string());

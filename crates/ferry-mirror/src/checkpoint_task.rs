@@ -8,13 +8,14 @@
 //! then reads the offset-syncs topic to its end (keeping only the newest syncs when the
 //! checkpoints could not be loaded); it emits nothing before both are done.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use ferry_api::record::SourceRecord;
+use ferry_api::data::Value;
+use ferry_api::record::{RecordMetadata, SourceRecord};
 use ferry_api::task::{SourceTask, SourceTaskContext};
 use ferry_api::{ConfigMap, ConnectError};
 use ferry_kafka::admin::Admin;
@@ -26,6 +27,8 @@ use crate::checkpoints::{offsets_to_sync, Committed, GroupCheckpoints, Partition
 use crate::client_configs::{Client, Cluster, TARGET_CLUSTER_ALIAS, TARGET_CLUSTER_ALIAS_DEFAULT};
 use crate::clients::{admin, kafka_config, kafka_error, offset_syncs_cluster, offset_syncs_topic};
 use crate::internal_records::checkpoint_record;
+use crate::metrics::{checkpoint_latency, MirrorMetrics, Sensors};
+use crate::now_ms;
 use crate::offset_sync_store::OffsetSyncStore;
 use crate::records::{Checkpoint, OffsetSync};
 use crate::replication_policy::{from_config, ReplicationPolicy, SOURCE_CLUSTER_ALIAS};
@@ -58,12 +61,6 @@ struct Shared {
     syncs_log: Mutex<Option<TopicLog>>,
     /// Set by `stop`, so that a start-up still waiting for the offset-syncs topic gives up.
     stopped: AtomicBool,
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 impl Shared {
@@ -266,12 +263,55 @@ impl Shared {
     }
 }
 
+/// `checkpoint-latency-ms` per group and downstream partition, made at its first checkpoint.
+struct LatencyMetrics {
+    metrics: MirrorMetrics,
+    source_alias: String,
+    target_alias: String,
+    sensors: HashMap<(String, String, i32), Sensors>,
+}
+
+impl LatencyMetrics {
+    /// Java's `commitRecord`: the time from reading the group's offsets to Kafka's ack.
+    fn record(&mut self, record: &SourceRecord) {
+        let Some(partition) = record.source_partition.as_deref() else {
+            return;
+        };
+        let text = |key| match partition.get(key) {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let number = match partition.get("partition") {
+            Some(Value::Int32(p)) => Some(*p),
+            _ => None,
+        };
+        let (Some(group), Some(topic), Some(number), Some(timestamp)) =
+            (text("group"), text("topic"), number, record.timestamp)
+        else {
+            return;
+        };
+        let key = (group, topic, number);
+        let sensors = self.sensors.entry(key).or_insert_with_key(|(g, t, p)| {
+            checkpoint_latency(
+                &self.metrics,
+                &self.source_alias,
+                &self.target_alias,
+                g,
+                t,
+                *p,
+            )
+        });
+        sensors.record((now_ms() - timestamp) as f64);
+    }
+}
+
 #[derive(Default)]
 pub struct MirrorCheckpointTask {
     shared: Option<Arc<Shared>>,
     interval: Duration,
     next_emit: Option<Instant>,
     background: Vec<tokio::task::JoinHandle<()>>,
+    latency: Option<LatencyMetrics>,
 }
 
 #[async_trait]
@@ -283,7 +323,7 @@ impl SourceTask for MirrorCheckpointTask {
     async fn start(
         &mut self,
         props: &ConfigMap,
-        _context: SourceTaskContext,
+        context: SourceTaskContext,
     ) -> ferry_api::error::Result<()> {
         let policy = from_config(props).map_err(|e| ConnectError::other(e.to_string()))?;
         let groups: Vec<String> = props
@@ -436,6 +476,12 @@ impl SourceTask for MirrorCheckpointTask {
                 }
             }));
         }
+        self.latency = Some(LatencyMetrics {
+            metrics: MirrorMetrics::checkpoint(props, &context),
+            source_alias: shared.source_alias.clone(),
+            target_alias: shared.target_alias.clone(),
+            sensors: HashMap::new(),
+        });
         self.shared = Some(shared);
         Ok(())
     }
@@ -461,8 +507,15 @@ impl SourceTask for MirrorCheckpointTask {
         }
     }
 
-    fn needs_commit_record(&self) -> bool {
-        false
+    fn commit_record(
+        &mut self,
+        record: &SourceRecord,
+        _metadata: Option<&RecordMetadata<'_>>,
+    ) -> ferry_api::error::Result<()> {
+        if let Some(latency) = &mut self.latency {
+            latency.record(record);
+        }
+        Ok(())
     }
 
     async fn stop(&mut self) -> ferry_api::error::Result<()> {

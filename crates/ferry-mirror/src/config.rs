@@ -41,6 +41,7 @@ fn metric_names_formats() -> ConfigKey {
         Importance::Low,
         "Deprecated. The formats in which metrics are emitted. Valid values are legacy and new. When set to legacy, the metrics have the following name \"kafka.connect.mirror:type=MirrorSourceConnector,source={SOURCE},target={TARGET},topic={TOPIC},partition={PARTITION}\". When set to new, the metrics have the following name \"kafka.connect:type=plugins,connector={CONNECTOR},task={TASK},source={SOURCE},target={TARGET},topic={TOPIC},partition={PARTITION}\". When set to \"legacy,new\" the connector will emit metrics with both names, this can be useful when migrating to the new format but it doubles the amount of metrics that are emitted.",
     )
+    .validator(Validator::list_of(false, &["legacy", "new"]))
 }
 
 fn location() -> ConfigKey {
@@ -206,5 +207,29 @@ mod tests {
             heartbeat["emit.heartbeats.interval.seconds"].0.as_deref(),
             Some("1")
         );
+    }
+
+    #[test]
+    fn metric_names_formats_take_legacy_and_new_as_java_s_valid_list_does() {
+        let errors = |value: &str| {
+            let r = report(
+                &checkpoint_config_def(),
+                &[("source.cluster.alias", "A"), ("metric.names.formats", value)],
+            );
+            r["metric.names.formats"].1.clone()
+        };
+        assert!(errors("legacy,new").is_empty());
+        assert!(errors("new").is_empty());
+        // Java's messages, from Kafka 4.4's ConfigDef.ValidList.in(false, "legacy", "new").
+        assert_eq!(
+            errors("new,bogus"),
+            ["Invalid value bogus for configuration metric.names.formats: String must be one of: legacy, new"]
+        );
+        assert_eq!(
+            errors(""),
+            ["Configuration 'metric.names.formats' must not be empty. Valid values include: [legacy, new]"]
+        );
+        let source = report(&source_config_def(), &[("source.cluster.alias", "A")]);
+        assert_eq!(source["metric.names.formats"].0.as_deref(), Some("legacy"));
     }
 }

@@ -3,7 +3,7 @@
 //! every `emit.heartbeats.interval.seconds`, so replication downstream can be seen alive.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use ferry_api::config::{ConfigDef, KeyReport};
@@ -16,6 +16,7 @@ use crate::client_configs::{Cluster, TARGET_CLUSTER_ALIAS, TARGET_CLUSTER_ALIAS_
 use crate::clients::admin;
 use crate::config::heartbeat_config_def;
 use crate::internal_records::heartbeat_record;
+use crate::now_ms;
 use crate::records::Heartbeat;
 use crate::replication_policy::{from_config, ReplicationPolicy, SOURCE_CLUSTER_ALIAS};
 use crate::schedule::Scheduler;
@@ -130,12 +131,6 @@ pub struct MirrorHeartbeatTask {
     source_alias: String,
     target_alias: String,
     interval: Duration,
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 #[async_trait]

@@ -12,6 +12,7 @@ pub mod clients;
 pub mod config;
 pub mod heartbeat;
 pub mod internal_records;
+pub mod metrics;
 pub mod mirror_maker_config;
 pub mod offset_sync_store;
 pub mod partition_state;
@@ -26,6 +27,13 @@ pub mod topic_configs;
 pub mod topic_filter;
 pub mod topic_selection;
 mod validation;
+
+/// Milliseconds since the epoch, as Java's `System.currentTimeMillis`.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
 
 #[cfg(test)]
 pub(crate) mod test_support {

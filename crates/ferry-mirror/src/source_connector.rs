@@ -336,7 +336,6 @@ impl MirrorSourceConnector {
         context: Arc<dyn ConnectorContext>,
     ) -> Result<Work, ConnectError> {
         crate::validation::check_classes(props)?;
-        crate::validation::warn_unhonoured(props);
         let policy = from_config(props).map_err(|e| ConnectError::other(e.to_string()))?;
         let source_alias = props.get(SOURCE_CLUSTER_ALIAS).cloned().unwrap_or_default();
         let target_alias = props

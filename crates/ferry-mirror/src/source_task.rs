@@ -18,6 +18,8 @@ use ferry_kafka::topic_writer::TopicWriter;
 use crate::client_configs::{Client, Cluster, TARGET_CLUSTER_ALIAS, TARGET_CLUSTER_ALIAS_DEFAULT};
 use crate::clients::{kafka_config, kafka_error, offset_syncs_cluster, offset_syncs_topic};
 use crate::config::{CONSUMER_POLL_TIMEOUT_MS, EMIT_OFFSET_SYNCS_ENABLED, OFFSET_LAG_MAX};
+use crate::metrics::{MirrorMetrics, PartitionMetrics};
+use crate::now_ms;
 use crate::partition_state::OffsetSyncQueue;
 use crate::records::OffsetSync;
 use crate::replication_policy::{from_config, SOURCE_CLUSTER_ALIAS};
@@ -59,11 +61,12 @@ impl OffsetSyncs {
 }
 
 /// Where the records of one source partition go: its source partition map (shared by all its
-/// records) and its remote topic.
+/// records) and its remote topic; and what the partition's replication measures.
 struct Route {
     partition: i32,
     source_partition: Arc<OffsetMap>,
     remote_topic: String,
+    metrics: PartitionMetrics,
 }
 
 #[derive(Default)]
@@ -105,6 +108,14 @@ fn unwrap_offset(record: &SourceRecord) -> Option<i64> {
         Value::Int64(o) => Some(*o),
         Value::Int32(o) => Some(i64::from(*o)),
         _ => None,
+    }
+}
+
+impl MirrorSourceTask {
+    fn route(&self, topic: &str, partition: i32) -> Option<&Route> {
+        self.routes
+            .get(topic)
+            .and_then(|routes| routes.iter().find(|route| route.partition == partition))
     }
 }
 
@@ -175,11 +186,20 @@ impl SourceTask for MirrorSourceTask {
             tracing::debug!(%topic, partition, ?start, "Replicating a partition");
             assignment.push(((topic, partition), start));
         }
+        let metrics = MirrorMetrics::source(props, &context);
         for ((topic, partition), _) in &assignment {
+            let remote_topic = policy.format_remote_topic(&self.source_alias, topic);
             self.routes.entry(topic.clone()).or_default().push(Route {
                 partition: *partition,
                 source_partition: Arc::new(source_partition(&self.source_alias, topic, *partition)),
-                remote_topic: policy.format_remote_topic(&self.source_alias, topic),
+                metrics: PartitionMetrics::new(
+                    &metrics,
+                    &self.source_alias,
+                    &target_alias,
+                    &remote_topic,
+                    *partition,
+                ),
+                remote_topic,
             });
         }
         let consumer = AssignedConsumer::new(&consumer_config)
@@ -215,15 +235,20 @@ impl SourceTask for MirrorSourceTask {
             }
         };
         let mut records = Vec::with_capacity(batch.len());
+        let now = now_ms();
         for r in batch {
-            let route = self
-                .routes
-                .get(&r.topic)
-                .and_then(|routes| routes.iter().find(|route| route.partition == r.partition));
-            let Some(route) = route else {
+            let Some(route) = self.route(&r.topic, r.partition) else {
                 tracing::warn!(topic = %r.topic, partition = r.partition, "A record of a partition not assigned to this task");
                 continue;
             };
+            if let Some(timestamp) = r.timestamp {
+                route.metrics.record_age.record((now - timestamp) as f64);
+            }
+            // Java counts the value's bytes only.
+            route
+                .metrics
+                .bytes
+                .record(r.value.as_ref().map_or(0.0, |v| v.len() as f64));
             records.push(replicated(
                 route.source_partition.clone(),
                 route.remote_topic.clone(),
@@ -261,10 +286,7 @@ impl SourceTask for MirrorSourceTask {
         record: &SourceRecord,
         metadata: Option<&RecordMetadata<'_>>,
     ) -> ferry_api::error::Result<()> {
-        // Unlike Java's, this task keeps noting syncs after `stop`: Ferry's worker shows a
-        // task its acknowledged records between polls and after the stop, not from the
-        // producer's thread, so the last records' syncs would otherwise never be written.
-        let (Some(metadata), Some(syncs)) = (metadata, &mut self.offset_syncs) else {
+        let Some(metadata) = metadata else {
             return Ok(());
         };
         if metadata.offset < 0 {
@@ -278,10 +300,26 @@ impl SourceTask for MirrorSourceTask {
         else {
             return Ok(());
         };
-        syncs
-            .queue
-            .record_replicated(&partition, upstream, metadata.offset);
-        syncs.fire();
+        if !self.stopping {
+            if let Some(route) = self.route(&partition.0, partition.1) {
+                route.metrics.records.record(1.0);
+                if let Some(timestamp) = record.timestamp {
+                    route
+                        .metrics
+                        .replication_latency
+                        .record((now_ms() - timestamp) as f64);
+                }
+            }
+        }
+        // Unlike Java's, this task keeps noting syncs after `stop`: Ferry's worker shows a
+        // task its acknowledged records between polls and after the stop, not from the
+        // producer's thread, so the last records' syncs would otherwise never be written.
+        if let Some(syncs) = &mut self.offset_syncs {
+            syncs
+                .queue
+                .record_replicated(&partition, upstream, metadata.offset);
+            syncs.fire();
+        }
         Ok(())
     }
 

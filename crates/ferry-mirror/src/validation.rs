@@ -55,17 +55,6 @@ pub fn unsupported_classes(props: &ConfigMap) -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// Settings the native connectors accept but cannot honour yet, logged at start so that
-/// none of them silently does nothing; answers the warning, for the tests.
-pub fn warn_unhonoured(props: &ConfigMap) -> Option<String> {
-    let formats = props.get("metric.names.formats")?;
-    let warning = format!(
-        "metric.names.formats={formats}: Ferry's MirrorMaker connectors export no kafka.connect.mirror metrics yet, in either format"
-    );
-    tracing::warn!("{warning}");
-    Some(warning)
-}
-
 /// The first unsupported plugin class, as the error a connector's start fails with.
 pub fn check_classes(props: &ConfigMap) -> Result<(), ferry_api::ConnectError> {
     match unsupported_classes(props).into_iter().next() {
@@ -145,11 +134,5 @@ mod tests {
         assert!(errors("config.property.filter.class").is_empty());
         assert!(check_classes(&custom).is_err());
         assert!(check_classes(&props(&[("source.cluster.alias", "A")])).is_ok());
-        assert!(warn_unhonoured(&props(&[("metric.names.formats", "new")]))
-            .is_some_and(|w| w.contains("no kafka.connect.mirror metrics")));
-        assert_eq!(
-            warn_unhonoured(&props(&[("source.cluster.alias", "A")])),
-            None
-        );
     }
 }

@@ -27,6 +27,8 @@ pub enum Validator {
     DistinctList {
         empty_allowed: bool,
         null_allowed: bool,
+        /// The items allowed (Java's `ValidList.in`); any item when empty.
+        allowed: Vec<String>,
     },
     /// A custom rule; the description shows in the validate endpoint's documentation.
     Custom {
@@ -59,6 +61,16 @@ impl Validator {
         Validator::DistinctList {
             empty_allowed,
             null_allowed,
+            allowed: Vec::new(),
+        }
+    }
+
+    /// Java's `ValidList.in(empty_allowed, values…)`: distinct items, each one of `values`.
+    pub fn list_of(empty_allowed: bool, values: &[&str]) -> Self {
+        Validator::DistinctList {
+            empty_allowed,
+            null_allowed: false,
+            allowed: values.iter().map(|s| (*s).to_owned()).collect(),
         }
     }
 
@@ -73,14 +85,25 @@ impl Validator {
         let Validator::DistinctList {
             empty_allowed,
             null_allowed,
+            allowed,
         } = self
         else {
             return self.check(value);
         };
         match value {
             ConfigValue::List(items) => {
+                let unknown = (!allowed.is_empty())
+                    .then(|| items.iter().find(|i| !allowed.contains(i)))
+                    .flatten();
                 if !empty_allowed && items.is_empty() {
-                    Err(format!("Configuration '{key}' must not be empty. Valid values include: any non-empty value"))
+                    let valid = if allowed.is_empty() {
+                        "any non-empty value".to_owned()
+                    } else {
+                        format!("[{}]", allowed.join(", "))
+                    };
+                    Err(format!(
+                        "Configuration '{key}' must not be empty. Valid values include: {valid}"
+                    ))
                 } else if items
                     .iter()
                     .enumerate()
@@ -91,6 +114,11 @@ impl Validator {
                     ))
                 } else if items.iter().any(String::is_empty) {
                     Err(format!("Configuration '{key}' values must not be empty."))
+                } else if let Some(item) = unknown {
+                    Err(format!(
+                        "Invalid value {item} for configuration {key}: String must be one of: {}",
+                        allowed.join(", ")
+                    ))
                 } else {
                     Ok(())
                 }
@@ -190,8 +218,9 @@ impl fmt::Display for Validator {
             Validator::OneOfIgnoreCase(v) => write!(f, "(case insensitive) [{}]", v.join(", ")),
             Validator::NonEmptyString => f.write_str("non-empty string"),
             Validator::NonNull => f.write_str("non-null value"),
-            // Java's ValidList without fixed values describes itself as "".
-            Validator::DistinctList { .. } => Ok(()),
+            // Java's ValidList describes itself by its fixed values, "" without.
+            Validator::DistinctList { allowed, .. } if allowed.is_empty() => Ok(()),
+            Validator::DistinctList { allowed, .. } => write!(f, "[{}]", allowed.join(", ")),
             Validator::Custom { description, .. } => f.write_str(description),
         }
     }

@@ -3,6 +3,7 @@
 //! Connect configuration): lower-case names with `_` for `-`, label values quoted the way JMX
 //! quotes them.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -35,7 +36,7 @@ impl Kind {
 struct Family {
     help: String,
     kind: Kind,
-    samples: Vec<(Vec<(&'static str, String)>, f64)>,
+    samples: Vec<(Vec<(Cow<'static, str>, String)>, f64)>,
 }
 
 /// Metric families collected for one scrape, written out grouped by name.
@@ -94,6 +95,19 @@ impl Exposition {
         kind: Kind,
         help: &str,
         labels: Vec<(&'static str, String)>,
+        value: f64,
+    ) {
+        let labels = labels.into_iter().map(|(k, v)| (Cow::Borrowed(k), v));
+        self.sample_labelled(name, kind, help, labels.collect(), value);
+    }
+
+    /// Adds one sample whose label names are not known in advance (a plugin's tags).
+    pub fn sample_labelled(
+        &mut self,
+        name: String,
+        kind: Kind,
+        help: &str,
+        labels: Vec<(Cow<'static, str>, String)>,
         value: f64,
     ) {
         self.families

@@ -4,9 +4,11 @@
 pub mod clients;
 pub mod exposition;
 pub mod group;
+mod plugin;
 mod registry;
 pub mod task;
-pub mod window;
+
+pub use ferry_api::metrics::window;
 
 pub use group::{GroupMetrics, Rebalanced};
 pub use registry::{ConnectMetrics, ConnectorInfo};

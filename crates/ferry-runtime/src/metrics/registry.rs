@@ -128,6 +128,7 @@ impl ConnectMetrics {
         render_connector_task_counts(&mut out, &tasks, status);
         for (id, m) in &tasks {
             render_task(&mut out, id, m, status);
+            super::plugin::render(&mut out, &m.plugin);
         }
         if let Some(group) = lock(&self.group).clone() {
             group.render(&mut out);

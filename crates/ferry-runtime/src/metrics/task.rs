@@ -117,6 +117,8 @@ pub struct TaskMetrics {
     active_samples: Windowed,
     pub errors: Arc<ErrorMetrics>,
     client: Mutex<Option<TaskClient>>,
+    /// What the task publishes itself (MirrorMaker's replication metrics).
+    pub plugin: Arc<ferry_api::metrics::PluginMetrics>,
 }
 
 impl TaskMetrics {
@@ -145,6 +147,7 @@ impl TaskMetrics {
             active_samples: Windowed::default(),
             errors: Arc::default(),
             client: Mutex::new(None),
+            plugin: Arc::default(),
         }
     }
 

@@ -177,6 +177,7 @@ pub(crate) async fn run_with(
         offset_reader: reader,
         identity: ctx.identity(),
         transactions: requests.clone(),
+        metrics: ctx.metrics.plugin.clone(),
     };
     if !ctx.wait_while_paused().await {
         return Ok(());

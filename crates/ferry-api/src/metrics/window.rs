@@ -15,6 +15,7 @@ struct Sample {
     start: Instant,
     count: u64,
     sum: f64,
+    min: f64,
     max: f64,
 }
 
@@ -24,6 +25,7 @@ impl Sample {
             start,
             count: 0,
             sum: 0.0,
+            min: f64::INFINITY,
             max: f64::NEG_INFINITY,
         }
     }
@@ -88,6 +90,7 @@ impl Windowed {
             let s = &mut w.samples[w.current];
             s.count += 1;
             s.sum += value;
+            s.min = s.min.min(value);
             s.max = s.max.max(value);
         });
     }
@@ -116,6 +119,18 @@ impl Windowed {
         })
     }
 
+    /// The smallest recorded value; NaN when nothing was recorded.
+    pub fn min(&self) -> f64 {
+        self.with(|w, _| {
+            let min = w.live().map(|s| s.min).fold(f64::INFINITY, f64::min);
+            if min == f64::INFINITY {
+                f64::NAN
+            } else {
+                min
+            }
+        })
+    }
+
     /// The largest recorded value; NaN when nothing was recorded.
     pub fn max(&self) -> f64 {
         self.with(|w, _| {
@@ -138,6 +153,7 @@ mod tests {
         let w = Windowed::default();
         assert!(w.avg().is_nan());
         assert!(w.max().is_nan());
+        assert!(w.min().is_nan());
         assert_eq!(w.rate(), 0.0);
     }
 
@@ -149,6 +165,7 @@ mod tests {
         }
         assert_eq!(w.avg(), 30.0);
         assert_eq!(w.max(), 60.0);
+        assert_eq!(w.min(), 10.0);
         // 90 over a little more than one window.
         let rate = w.rate();
         assert!(rate > 2.9 && rate <= 3.0, "{rate}");
