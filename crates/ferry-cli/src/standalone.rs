@@ -35,13 +35,19 @@ fn initial_state(file: &ConnectorFile, path: &Path) -> anyhow::Result<TargetStat
 /// The listener other workers and clients are told about (Java's `determineAdvertisedProtocol`):
 /// `rest.advertised.listener` if set, else HTTPS only when every listener is HTTPS.
 pub(crate) fn advertised_listener(config: &WorkerConfig) -> ferry_rest::ListenerAddr {
-    let listeners: Vec<ferry_rest::ListenerAddr> = config
-        .listeners
+    advertised_listener_of(&config.originals, &config.listeners)
+}
+
+/// [`advertised_listener`] of `listeners` under the REST settings in `originals`.
+pub(crate) fn advertised_listener_of(
+    originals: &ferry_api::ConfigMap,
+    listeners: &[String],
+) -> ferry_rest::ListenerAddr {
+    let listeners: Vec<ferry_rest::ListenerAddr> = listeners
         .iter()
         .filter_map(|l| ferry_rest::parse_listener_addr(l).ok())
         .collect();
-    let https = match config
-        .originals
+    let https = match originals
         .get("rest.advertised.listener")
         .map(|v| v.trim().to_ascii_lowercase())
     {
@@ -63,15 +69,21 @@ pub(crate) fn advertised_listener(config: &WorkerConfig) -> ferry_rest::Listener
 /// `host:port` as Java's advertised URL gives it: `rest.advertised.host.name`, else the
 /// listener's own address when it names one, else this machine's name.
 pub(crate) fn worker_id(config: &WorkerConfig) -> String {
-    let listener = advertised_listener(config).addr;
+    advertised_host_port(&config.originals, advertised_listener(config).addr)
+}
+
+/// [`worker_id`] for the listener `listener` under the REST settings in `originals`.
+pub(crate) fn advertised_host_port(
+    originals: &ferry_api::ConfigMap,
+    listener: std::net::SocketAddr,
+) -> String {
     let port = listener.port();
     let bound = match listener.ip() {
         ip if ip.is_unspecified() => None,
         std::net::IpAddr::V4(ip) => Some(ip.to_string()),
         std::net::IpAddr::V6(ip) => Some(format!("[{ip}]")),
     };
-    let host = config
-        .originals
+    let host = originals
         .get("rest.advertised.host.name")
         .filter(|h| !h.is_empty())
         .cloned()
@@ -82,8 +94,7 @@ pub(crate) fn worker_id(config: &WorkerConfig) -> String {
                 .map(|h| h.trim().to_owned())
         })
         .unwrap_or_else(|| "localhost".to_owned());
-    let port = config
-        .originals
+    let port = originals
         .get("rest.advertised.port")
         .and_then(|p| p.parse().ok())
         .unwrap_or(port);

@@ -229,6 +229,33 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     // The source topic's config is replicated too.
     let ferry_config = topic_config(&runtime, &target, &remote, "retention.ms");
     assert_eq!(ferry_config.as_deref(), Some("3600000"));
+    // The replication metrics, named as Strimzi's rules name Java's MBeans: per replicated
+    // partition every record and its value's bytes, and a checkpoint latency per partition of
+    // the group.
+    let value_bytes = |p: i32| -> f64 {
+        (0..300)
+            .filter(|i| i % 3 == p)
+            .map(|i| format!("v{i}").len() as f64)
+            .sum()
+    };
+    wait_until("Ferry's record counts", SLOW, || {
+        let series = mirror_series(&scrape(port), &topic, "src", "dst");
+        (0..3).all(|p| {
+            series.get(&source_series("record_count", p)) == Some(&100.0)
+                && series.get(&source_series("byte_count", p)) == Some(&value_bytes(p))
+        })
+    });
+    let ferry_metrics = scrape(port);
+    let ferry_series = mirror_series(&ferry_metrics, &topic, "src", "dst");
+    // 12 source attributes and 4 checkpoint ones, for each of the 3 partitions.
+    assert_eq!(ferry_series.len(), 48, "{ferry_series:?}");
+    for p in 0..3 {
+        let latency = ferry_series[&source_series("replication_latency_ms_max", p)];
+        assert!((0.0..600_000.0).contains(&latency), "{latency}");
+        assert!(ferry_series[&source_series("record_age_ms_avg", p)] >= 0.0);
+        let checkpoint = ferry_series[&checkpoint_series("checkpoint_latency_ms", &group, p)];
+        assert!(checkpoint >= 0.0, "{checkpoint}");
+    }
     ferry.stop();
 
     // The same three connectors on Java Connect (which has connect-mirror on its class
@@ -264,7 +291,17 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
             path
         })
         .collect();
-    let java = java_standalone_worker(dir.path(), java_port, &java_worker, &java_connectors);
+    let java_metrics_port = support::port();
+    let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/jmx-exporter-mirror-maker-2.yml");
+    let java = java_standalone_worker_with_exporter(
+        dir.path(),
+        java_port,
+        &java_worker,
+        &java_connectors,
+        &rules,
+        java_metrics_port,
+    );
     let java_remote = format!("srcj.{topic}");
     wait_until("Java's replicated records", SLOW, || {
         topic_records(&java_remote) == 300
@@ -298,7 +335,114 @@ fn mirror_maker_2_replicates_topics_emits_heartbeats_and_checkpoints_and_syncs_g
     wait_until("Java's checkpoints equal to Ferry's", SLOW, || {
         theirs() == ours
     });
+    // Java's metrics: the same series (names, labels, types), and the same counts.
+    wait_until("Java's record counts equal to Ferry's", SLOW, || {
+        let series = mirror_series(&scrape(java_metrics_port), &topic, "srcj", "dstj");
+        (0..3).all(|p| {
+            ["record_count", "byte_count"].iter().all(|name| {
+                let key = source_series(name, p);
+                series.get(&key) == ferry_series.get(&key)
+            })
+        })
+    });
+    let java_metrics = scrape(java_metrics_port);
+    let java_series = mirror_series(&java_metrics, &topic, "srcj", "dstj");
+    assert_eq!(
+        java_series.keys().collect::<Vec<_>>(),
+        ferry_series.keys().collect::<Vec<_>>(),
+        "the same MirrorMaker series"
+    );
+    for (name, _) in java_series.keys() {
+        assert_eq!(
+            family_type(&java_metrics, name),
+            family_type(&ferry_metrics, name),
+            "{name}"
+        );
+    }
     java.terminate();
+}
+
+/// A series of one of the test's replicated partitions: its family and its labels.
+type Series = (String, Vec<(String, String)>);
+
+fn source_series(attribute: &str, partition: i32) -> Series {
+    (
+        format!("kafka_connect_mirror_mirrorsourceconnector_{attribute}"),
+        vec![
+            ("partition".into(), partition.to_string()),
+            ("source".into(), "src".into()),
+            ("target".into(), "dst".into()),
+            ("topic".into(), "src.TOPIC".into()),
+        ],
+    )
+}
+
+fn checkpoint_series(attribute: &str, group: &str, partition: i32) -> Series {
+    (
+        format!("kafka_connect_mirror_mirrorcheckpointconnector_{attribute}"),
+        vec![
+            ("group".into(), group.to_owned()),
+            ("partition".into(), partition.to_string()),
+            ("source".into(), "src".into()),
+            ("target".into(), "dst".into()),
+            ("topic".into(), "src.TOPIC".into()),
+        ],
+    )
+}
+
+/// The `kafka_connect_mirror_*` samples of a scrape for the replica of `topic` replicated
+/// `source -> target`, labels sorted, with the aliases written `src` and `dst` and the topic
+/// `TOPIC`, so two runs under other aliases compare.
+fn mirror_series(text: &str, topic: &str, source: &str, target: &str) -> BTreeMap<Series, f64> {
+    let remote = format!("{source}.{topic}");
+    let mut out = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("kafka_connect_mirror_"))
+    {
+        let Some((series, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Some((name, labels)) = series.split_once('{') else {
+            continue;
+        };
+        let mut labels: Vec<(String, String)> = labels
+            .trim_end_matches('}')
+            .split("\",")
+            .filter_map(|pair| pair.split_once("=\""))
+            .map(|(k, v)| (k.to_owned(), v.trim_end_matches('"').to_owned()))
+            .collect();
+        let label = |key: &str| {
+            labels
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        };
+        if label("topic").as_deref() != Some(remote.as_str())
+            || label("source").as_deref() != Some(source)
+            || label("target").as_deref() != Some(target)
+        {
+            continue;
+        }
+        for (k, v) in &mut labels {
+            *v = match k.as_str() {
+                "source" => "src".to_owned(),
+                "target" => "dst".to_owned(),
+                "topic" => "src.TOPIC".to_owned(),
+                _ => v.clone(),
+            };
+        }
+        labels.sort();
+        out.insert((name.to_owned(), labels), value.parse().unwrap_or(f64::NAN));
+    }
+    out
+}
+
+/// The type a scrape's `# TYPE` line gives the family `name`.
+fn family_type(text: &str, name: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("# TYPE {name} ")))
+        .map(str::to_owned)
 }
 
 /// The last checkpoint of each downstream partition of `group` in `topic`: (upstream,
@@ -807,12 +951,103 @@ fn dedicated_mode_refuses_what_it_cannot_run() {
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     assert!(run("A.bootstrap.servers=x:1\n", &[]).contains("\"clusters\""));
-    assert!(run(
-        "clusters=A, B\ndedicated.mode.enable.internal.rest=true\n",
-        &[]
-    )
-    .contains("dedicated.mode.enable.internal.rest"));
     assert!(run("clusters=A, B\n", &["--clusters", "C"]).contains("C"));
+}
+
+/// KIP-710: two dedicated MirrorMaker nodes of one flow, each serving the internal REST API on
+/// its own listener. The flow's connectors are spread over both nodes, so the follower's
+/// connectors hand their task configs to the leader through it: at start, and when a new topic
+/// and a new group appear upstream. Without it, the follower's connectors never get tasks.
+#[test]
+fn dedicated_nodes_of_one_flow_hand_task_configs_to_the_leader_over_the_internal_rest_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (source_cluster(), bootstrap());
+    // Aliases of this run only: the flow's group and internal topics are new.
+    let (source, target) = (unique("S"), unique("T"));
+    let prefix = unique("kip710");
+    let (first, later) = (format!("{prefix}-first"), format!("{prefix}-later"));
+    topic_with_records(&a, &first, 2, 40);
+    let group = format!("{prefix}-group");
+    let node = |listener_port: u16| {
+        let path = dir.path().join(format!("mm2-{listener_port}.properties"));
+        write_file(
+            &path,
+            &format!(
+                "clusters = {source}, {target}\n\
+                 {source}.bootstrap.servers = {a}\n{target}.bootstrap.servers = {b}\n\
+                 {source}->{target}.enabled = true\n{source}->{target}.topics = {prefix}-.*\n\
+                 {source}->{target}.groups = {prefix}-.*\n\
+                 {target}->{source}.enabled = false\n{target}->{source}.emit.heartbeats.enabled = false\n\
+                 dedicated.mode.enable.internal.rest = true\nlisteners = http://127.0.0.1:{listener_port}\n\
+                 replication.factor = 1\ncheckpoints.topic.replication.factor = 1\n\
+                 heartbeats.topic.replication.factor = 1\noffset-syncs.topic.replication.factor = 1\n\
+                 offset.storage.replication.factor = 1\nstatus.storage.replication.factor = 1\n\
+                 config.storage.replication.factor = 1\nsync.topic.acls.enabled = false\n\
+                 heartbeats.replication.enabled = false\nrefresh.topics.interval.seconds = 1\n\
+                 refresh.groups.interval.seconds = 1\nemit.checkpoints.interval.seconds = 1\n"
+            ),
+        );
+        path
+    };
+    let (one, two) = (node(port()), node(port()));
+    let leader = Ferry::mirror_maker(dir.path(), &one, &[]);
+    let flow = format!("{source}->{target}");
+    wait_until("the first node to lead", SLOW, || {
+        leader
+            .log_text()
+            .contains(&format!("This worker leads {flow};"))
+    });
+    let follower = Ferry::mirror_maker(dir.path(), &two, &[]);
+    wait_until("the second node to follow", SLOW, || {
+        follower
+            .log_text()
+            .contains(&format!("This worker is a follower for {flow}."))
+    });
+    let remote = |topic: &str| format!("{source}.{topic}");
+    wait_until("the first topic replicated", SLOW, || {
+        partitions(&b, &remote(&first)) == 2 && read(&b, &remote(&first), 40).len() == 40
+    });
+    // The rebalance gives the follower a connector of its own.
+    let runs = |node: &Ferry, class: &str| {
+        node.log_text()
+            .contains(&format!("connector={flow}|{class}"))
+    };
+    wait_until("a connector on the follower", SLOW, || {
+        [
+            "MirrorSourceConnector",
+            "MirrorCheckpointConnector",
+            "MirrorHeartbeatConnector",
+        ]
+        .iter()
+        .any(|c| runs(&follower, c))
+    });
+    // New task configs for the source and the checkpoint connectors, wherever they run.
+    topic_with_records(&a, &later, 3, 30);
+    let committer: BaseConsumer = client(&a).set("group.id", &group).create().unwrap();
+    let mut offsets = TopicPartitionList::new();
+    offsets
+        .add_partition_offset(&first, 0, Offset::Offset(10))
+        .unwrap();
+    committer.commit(&offsets, CommitMode::Sync).unwrap();
+    wait_until("the later topic replicated", SLOW, || {
+        partitions(&b, &remote(&later)) == 3 && read(&b, &remote(&later), 30).len() == 30
+    });
+    let checkpoints = format!("{source}.checkpoints.internal");
+    wait_until("a checkpoint of the new group", SLOW, || {
+        topic_records(&checkpoints) > 0 && !latest_checkpoints(&b, &checkpoints, &group).is_empty()
+    });
+    let (leader_log, follower_log) = (leader.log_text(), follower.log_text());
+    assert!(
+        ["MirrorSourceConnector", "MirrorCheckpointConnector"]
+            .iter()
+            .any(|c| runs(&follower, c)),
+        "the follower ran neither connector whose task configs change; nothing was handed to the leader:\n{follower_log}"
+    );
+    for log in [&leader_log, &follower_log] {
+        assert!(!log.contains("could not reach the leader"), "{log}");
+    }
+    follower.stop();
+    leader.stop();
 }
 
 /// `scripts/java-connect mirror-maker <mm2.properties>`: Java's dedicated MirrorMaker 2, once

@@ -120,6 +120,10 @@ pub struct DistributedConfig {
     pub key_size_bits: Option<usize>,
     pub verification_algorithms: Vec<String>,
     pub exactly_once: ExactlyOnceSourceSupport,
+    /// Path segments between a worker's advertised URL and `connectors/…` in the requests it
+    /// sends the leader: a dedicated MirrorMaker's flow (`source`, `target`, KIP-710), whose
+    /// nodes serve several flows' internal endpoints on one REST server; empty otherwise.
+    pub rest_namespace: Vec<String>,
 }
 
 /// `exactly.once.source.support` (KIP-618): `preparing` is the first step of a rolling upgrade
@@ -238,6 +242,7 @@ impl DistributedConfig {
         }
         Ok(DistributedConfig {
             exactly_once,
+            rest_namespace: Vec::new(),
             group_id: string(GROUP_ID)?,
             config_topic: topic_settings(
                 props,

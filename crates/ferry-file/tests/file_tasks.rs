@@ -102,7 +102,7 @@ async fn source_reads_lines_with_positions_and_resumes_at_the_stored_offset() {
                 configs: p.clone(),
                 offset_reader: Arc::new(StoredOffset(Some(7))),
                 transactions: None,
-            metrics: Default::default(),
+                metrics: Default::default(),
             },
         )
         .await

@@ -214,7 +214,10 @@ mod tests {
         let errors = |value: &str| {
             let r = report(
                 &checkpoint_config_def(),
-                &[("source.cluster.alias", "A"), ("metric.names.formats", value)],
+                &[
+                    ("source.cluster.alias", "A"),
+                    ("metric.names.formats", value),
+                ],
             );
             r["metric.names.formats"].1.clone()
         };

@@ -32,8 +32,8 @@ impl Sensors {
 /// Where one task's metrics go: the MBean prefix of each format `metric.names.formats` asks for.
 pub struct MirrorMetrics {
     plugin: Arc<PluginMetrics>,
-    /// (domain, type, the tags before the metric's own) per format.
-    prefixes: Vec<(&'static str, &'static str, Vec<(String, String)>)>,
+    /// Per format, the MBean name up to the metric's own tags.
+    prefixes: Vec<MetricGroupName>,
 }
 
 impl MirrorMetrics {
@@ -51,23 +51,26 @@ impl MirrorMetrics {
             .collect();
         let mut prefixes = Vec::new();
         if formats.contains(&"legacy") {
-            prefixes.push((LEGACY_DOMAIN, kind, Vec::new()));
+            prefixes.push(MetricGroupName::new(LEGACY_DOMAIN, kind, &[]));
         }
         if formats.contains(&"new") {
-            prefixes.push((
+            let task = identity.task.to_string();
+            prefixes.push(MetricGroupName::new(
                 "kafka.connect",
                 "plugins",
-                vec![
-                    ("connector".to_owned(), identity.connector.clone()),
-                    ("task".to_owned(), identity.task.to_string()),
-                ],
+                &[("connector", &identity.connector), ("task", &task)],
             ));
         }
         MirrorMetrics { plugin, prefixes }
     }
 
     pub fn source(props: &ConfigMap, context: &SourceTaskContext) -> Self {
-        Self::new(props, &context.identity, context.metrics.clone(), SOURCE_TYPE)
+        Self::new(
+            props,
+            &context.identity,
+            context.metrics.clone(),
+            SOURCE_TYPE,
+        )
     }
 
     pub fn checkpoint(props: &ConfigMap, context: &SourceTaskContext) -> Self {
@@ -83,9 +86,11 @@ impl MirrorMetrics {
         Sensors(
             self.prefixes
                 .iter()
-                .map(|(domain, kind, leading)| {
-                    let mut group = MetricGroupName::new(domain, kind, tags);
-                    group.tags.splice(0..0, leading.iter().cloned());
+                .map(|prefix| {
+                    let mut group = prefix.clone();
+                    group
+                        .tags
+                        .extend(tags.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
                     self.plugin.sensor(group, metrics.to_vec())
                 })
                 .collect(),
@@ -221,7 +226,12 @@ mod tests {
     fn shown(plugin: &PluginMetrics) -> Vec<(String, String, String, f64)> {
         let mut out = Vec::new();
         plugin.measure(|m| {
-            let tags: Vec<String> = m.group.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let tags: Vec<String> = m
+                .group
+                .tags
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
             out.push((
                 format!("{}:type={}", m.group.domain, m.group.kind),
                 tags.join(","),

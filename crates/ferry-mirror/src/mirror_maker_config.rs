@@ -122,6 +122,12 @@ impl MirrorMakerConfig {
         })
     }
 
+    /// The file's properties as given (Java's `originals`), which the internal REST server
+    /// reads its `listeners` and `rest.advertised.*` from.
+    pub fn originals(&self) -> &ConfigMap {
+        &self.raw
+    }
+
     pub fn clusters(&self) -> &[String] {
         &self.clusters
     }

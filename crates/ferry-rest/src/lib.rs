@@ -8,6 +8,7 @@ mod error;
 mod forward;
 mod http_headers;
 mod loggers;
+pub mod mirror_internal;
 mod offsets;
 mod plugins;
 mod query;
@@ -26,7 +27,8 @@ pub use forward::set_worker_client;
 pub use http_headers::{parse_header_rules, HeaderRule};
 pub use loggers::{LogLevels, LoggerLevel};
 pub use server::{
-    client_ssl, parse_listener, parse_listener_addr, serve, ListenerAddr, ListenerPlan, ServeError,
+    client_ssl, parse_listener, parse_listener_addr, serve, serve_mirror_internal, ListenerAddr,
+    ListenerPlan, ServeError,
 };
 
 /// Shared by every handler.
@@ -141,7 +143,7 @@ pub fn metrics_service(state: AppState) -> Service {
     tower::ServiceExt::map_request(router, trim_trailing_slash as fn(_) -> _)
 }
 
-fn trim_trailing_slash(mut request: axum::extract::Request) -> axum::extract::Request {
+pub(crate) fn trim_trailing_slash(mut request: axum::extract::Request) -> axum::extract::Request {
     let path = request.uri().path();
     if path.len() > 1 && path.ends_with('/') {
         let trimmed = path.trim_end_matches('/');

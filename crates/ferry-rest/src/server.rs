@@ -230,6 +230,25 @@ pub async fn serve(
     Ok((bound, handle))
 }
 
+/// Binds a dedicated MirrorMaker node's internal REST listeners now (the flows' workers
+/// advertise them) and serves the flows' worker-to-worker endpoints as they are added.
+pub async fn serve_mirror_internal(
+    flows: crate::mirror_internal::MirrorFlows,
+    plan: &ListenerPlan,
+    shutdown: CancellationToken,
+) -> Result<(Vec<SocketAddr>, tokio::task::JoinHandle<()>), ServeError> {
+    let app = crate::mirror_internal::service(flows);
+    let mut bound = Vec::new();
+    let mut servers = tokio::task::JoinSet::new();
+    for listener in &plan.listeners {
+        let (addr, task) = bind(listener, app.clone(), plan.tls.clone(), shutdown.clone()).await?;
+        bound.push(addr);
+        servers.spawn(task);
+    }
+    let handle = tokio::spawn(async move { while servers.join_next().await.is_some() {} });
+    Ok((bound, handle))
+}
+
 type Served = Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 async fn bind(

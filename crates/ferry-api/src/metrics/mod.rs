@@ -149,13 +149,7 @@ mod tests {
     fn a_sensor_reports_each_of_its_stats() {
         let metrics = PluginMetrics::default();
         let group = MetricGroupName::new("kafka.connect.mirror", "Example", &[("topic", "t")]);
-        let stats = [
-            Stat::Total,
-            Stat::Value,
-            Stat::Min,
-            Stat::Max,
-            Stat::Avg,
-        ];
+        let stats = [Stat::Total, Stat::Value, Stat::Min, Stat::Max, Stat::Avg];
         let sensor = metrics.sensor(
             group.clone(),
             stats

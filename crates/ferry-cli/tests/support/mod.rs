@@ -541,7 +541,7 @@ impl Drop for Ferry {
 
 /// `scripts/java-connect distributed`, once its REST API reports it healthy.
 pub fn java_distributed_worker(dir: &Path, port: u16, props: &Path) -> Ferry {
-    java_worker("distributed", dir, port, props, &[])
+    java_worker("distributed", dir, port, props, &[], &[])
 }
 
 /// `scripts/java-connect standalone` with connector files, once its REST API reports it healthy.
@@ -551,10 +551,53 @@ pub fn java_standalone_worker(
     props: &Path,
     connectors: &[PathBuf],
 ) -> Ferry {
-    java_worker("standalone", dir, port, props, connectors)
+    java_worker("standalone", dir, port, props, connectors, &[])
 }
 
-fn java_worker(mode: &str, dir: &Path, port: u16, props: &Path, connectors: &[PathBuf]) -> Ferry {
+/// `java_standalone_worker` with the Prometheus JMX exporter agent (`scripts/java-connect
+/// jmx-exporter`) serving its MBeans under the exporter `rules` on `metrics_port`.
+pub fn java_standalone_worker_with_exporter(
+    dir: &Path,
+    port: u16,
+    props: &Path,
+    connectors: &[PathBuf],
+    rules: &Path,
+    metrics_port: u16,
+) -> Ferry {
+    let agent =
+        Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/java-connect"))
+            .arg("jmx-exporter")
+            .output()
+            .expect("scripts/java-connect jmx-exporter runs");
+    assert!(
+        agent.status.success(),
+        "scripts/java-connect jmx-exporter: {}",
+        String::from_utf8_lossy(&agent.stderr)
+    );
+    let jar = String::from_utf8(agent.stdout).unwrap();
+    let opts = format!(
+        "-javaagent:{}=127.0.0.1:{metrics_port}:{}",
+        jar.trim(),
+        rules.display()
+    );
+    java_worker(
+        "standalone",
+        dir,
+        port,
+        props,
+        connectors,
+        &[("KAFKA_OPTS", opts.as_str())],
+    )
+}
+
+fn java_worker(
+    mode: &str,
+    dir: &Path,
+    port: u16,
+    props: &Path,
+    connectors: &[PathBuf],
+    env: &[(&str, &str)],
+) -> Ferry {
     let log = dir.join(format!("java-{port}-{}.log", unique("run")));
     let out = std::fs::File::create(dir.join(format!("java-{port}.out"))).unwrap();
     let child =
@@ -565,6 +608,7 @@ fn java_worker(mode: &str, dir: &Path, port: u16, props: &Path, connectors: &[Pa
             .current_dir(dir)
             .env("CONNECT_LOG_FILE", &log)
             .env("KAFKA_HEAP_OPTS", "-Xms128M -Xmx1G")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(out)
             .spawn()

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use ferry_runtime::config::connector::ConnectorConfig;
+use ferry_runtime::herder::status_view::encode_path_segment;
 use ferry_runtime::herder::{HerderError, RestartRequest};
 use ferry_runtime::status::{State, Status, StatusStore, TaskId};
 use ferry_runtime::worker::{ConnectorStop, TargetState};
@@ -224,7 +225,14 @@ impl DistributedHerder {
             let view = self.view();
             (view.leader_url.clone(), view.protocol_version >= 2)
         };
-        let url = url.ok_or("no leader is known yet")?;
+        let mut url = url.ok_or("no leader is known yet")?;
+        for segment in &self.config.rest_namespace {
+            url = format!(
+                "{}/{}",
+                url.trim_end_matches('/'),
+                encode_path_segment(segment)
+            );
+        }
         if !signed {
             return Ok((url, None));
         }

@@ -33,10 +33,13 @@ impl Kind {
     }
 }
 
+/// A sample's labels, in order.
+type Labels = Vec<(Cow<'static, str>, String)>;
+
 struct Family {
     help: String,
     kind: Kind,
-    samples: Vec<(Vec<(Cow<'static, str>, String)>, f64)>,
+    samples: Vec<(Labels, f64)>,
 }
 
 /// Metric families collected for one scrape, written out grouped by name.
@@ -107,7 +110,7 @@ impl Exposition {
         name: String,
         kind: Kind,
         help: &str,
-        labels: Vec<(Cow<'static, str>, String)>,
+        labels: Labels,
         value: f64,
     ) {
         self.families
