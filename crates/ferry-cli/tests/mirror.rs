@@ -954,6 +954,115 @@ fn dedicated_mode_refuses_what_it_cannot_run() {
     assert!(run("clusters=A, B\n", &["--clusters", "C"]).contains("C"));
 }
 
+/// Every committed record of `topic` on `bootstrap` as (partition, key, value): reads until
+/// `expected` have come and then a few quiet seconds more, so duplicates show too.
+fn read_committed_all(bootstrap: &str, topic: &str, expected: usize) -> Vec<(i32, String, String)> {
+    let consumer: BaseConsumer = client(bootstrap)
+        .set("group.id", unique("eos-judge"))
+        .set("auto.offset.reset", "earliest")
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    consumer.subscribe(&[topic]).unwrap();
+    let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(300);
+    let mut quiet_since = None;
+    while std::time::Instant::now() < deadline {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                got.push((m.partition(), text(m.key()), text(m.payload())));
+                quiet_since = None;
+            }
+            _ if got.len() >= expected => {
+                let since = *quiet_since.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() > Duration::from_secs(3) {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    got
+}
+
+/// KIP-618 for MirrorMaker: with `exactly.once.source.support=enabled` and a source consumer
+/// that reads committed records, MirrorSourceConnector supports exactly-once; a worker killed
+/// mid-replication leaves every record exactly once on the target for a read_committed reader.
+#[test]
+fn an_exactly_once_replication_killed_mid_stream_has_every_record_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, target) = (source_cluster(), bootstrap());
+    let topic = unique("eos-mirror");
+    create_topic_on(&source, &topic, 2);
+    let alias = unique("eos");
+    let remote = format!("{alias}.{topic}");
+    let cluster = unique("eos-mm2");
+    let extra = "exactly.once.source.support=enabled\n\
+                 key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+                 value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n";
+    let worker = || {
+        let port = port();
+        let props = distributed_properties(dir.path(), port, &cluster, extra);
+        let worker = Ferry::distributed(dir.path(), port, &props);
+        wait_until("the worker to join its group", SLOW, || {
+            worker.get("/health").is_some_and(|(code, _)| code == 200)
+        });
+        worker
+    };
+    produce(&source, &topic, 0, 2000, 2);
+    let first = worker();
+    let name = unique("eos-mirror-source");
+    let body = format!(
+        r#"{{"name":"{name}","config":{{"connector.class":"MirrorSource","source.cluster.alias":"{alias}",
+        "source.cluster.bootstrap.servers":"{source}","target.cluster.bootstrap.servers":"{target}",
+        "topics":"{topic}","replication.factor":"1","offset-syncs.topic.replication.factor":"1",
+        "sync.topic.acls.enabled":"false","exactly.once.support":"required",
+        "source.consumer.isolation.level":"read_committed"}}}}"#
+    );
+    let mut code = 0;
+    wait_until("the connector created", SLOW, || {
+        code = first.call("POST", "/connectors", Some(&body)).0;
+        code != 409
+    });
+    assert_eq!(code, 201, "{}", first.log_text());
+    wait_until("the first records replicated", SLOW, || {
+        topic_records(&remote) >= 2000
+    });
+    let trickle = {
+        let (source, topic) = (source.clone(), topic.clone());
+        std::thread::spawn(move || {
+            for chunk in 0..20 {
+                let from = 2000 + chunk * 100;
+                produce(&source, &topic, from, from + 100, 2);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    wait_until("records replicated while more arrive", SLOW, || {
+        topic_records(&remote) >= 2300
+    });
+    first.kill9();
+    trickle.join().unwrap();
+    let second = worker();
+    let got = read_committed_all(&target, &remote, 4000);
+    let mut keys: Vec<&str> = got.iter().map(|(_, k, _)| k.as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    assert_eq!(
+        (got.len(), keys.len()),
+        (4000, 4000),
+        "every record exactly once for a read_committed reader\n{}",
+        second.log_text()
+    );
+    for (partition, key, value) in &got {
+        let i: i32 = key[1..].parse().unwrap();
+        assert_eq!(*partition, i % 2, "{key}");
+        assert_eq!(value, &format!("v{i}"));
+    }
+    second.stop();
+}
+
 /// KIP-710: two dedicated MirrorMaker nodes of one flow, each serving the internal REST API on
 /// its own listener. The flow's connectors are spread over both nodes, so the follower's
 /// connectors hand their task configs to the leader through it: at start, and when a new topic

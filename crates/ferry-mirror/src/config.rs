@@ -60,7 +60,7 @@ fn location() -> ConfigKey {
 pub fn base_config_def() -> ConfigDef {
     use ConfigType::*;
     use Importance::*;
-    ConfigDef::new()
+    let def = ConfigDef::new()
         .define(key("enabled", Boolean, Some("true"), Low, "Whether to replicate source->target."))
         .define(key("source.cluster.alias", String, None, High, "Alias of source cluster"))
         .define(key("target.cluster.alias", String, Some("target"), Medium, "Alias of target cluster. Used in metrics reporting."))
@@ -69,8 +69,10 @@ pub fn base_config_def() -> ConfigDef {
         .define(key(SEPARATOR, String, Some("."), Low, "Separator used in remote topic naming convention."))
         .define(key(INTERNAL_TOPIC_SEPARATOR_ENABLED, Boolean, Some("true"), Low, "Whether to use replication.policy.separator to control the names of topics used for checkpoints and offset syncs."))
         .define(key("forwarding.admin.class", Class, Some("org.apache.kafka.clients.admin.ForwardingAdmin"), Low, "Class which extends ForwardingAdmin to define custom cluster resource management."))
-        .define(key("metric.reporters", List, Some("org.apache.kafka.common.metrics.JmxReporter"), Low, "A list of classes to use as metrics reporters."))
-        .define(key("security.protocol", String, Some("PLAINTEXT"), Medium, "Protocol used to communicate with brokers."))
+        .define(key("metric.reporters", List, Some("org.apache.kafka.common.metrics.JmxReporter"), Low, "A list of classes to use as metrics reporters."));
+    crate::client_security::keys()
+        .into_iter()
+        .fold(def, ConfigDef::define)
 }
 
 /// `org.apache.kafka.connect.mirror.MirrorSourceConnector`'s keys.
@@ -234,5 +236,51 @@ mod tests {
         );
         let source = report(&source_config_def(), &[("source.cluster.alias", "A")]);
         assert_eq!(source["metric.names.formats"].0.as_deref(), Some("legacy"));
+    }
+
+    /// Every key Java's connectors define beyond Connect's own, with its type and default:
+    /// the table was listed from Kafka 4.4's `MirrorSourceConnector.config()` and its two
+    /// siblings (connector, name, type, default as `ConfigDef.convertToString` gives it).
+    #[test]
+    fn the_connectors_define_every_key_of_java_s_with_its_type_and_default() {
+        let table = include_str!("../tests/fixtures/java-4.4-connector-keys.tsv");
+        let defs = [
+            ("source", source_config_def()),
+            ("checkpoint", checkpoint_config_def()),
+            ("heartbeat", heartbeat_config_def()),
+        ];
+        let mut wrong = Vec::new();
+        for line in table.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            let (connector, name, ty, default) =
+                (f[0], f[1], f[2], f.get(3).copied().unwrap_or(""));
+            let def = &defs.iter().find(|(c, _)| *c == connector).unwrap().1;
+            let Some(key) = def.keys().find(|k| k.name == name) else {
+                wrong.push(format!("{connector}: {name} missing"));
+                continue;
+            };
+            let ours = match &key.default {
+                DefaultValue::Required => "<required>".to_owned(),
+                DefaultValue::Null => "<null>".to_owned(),
+                DefaultValue::Value(v) => v.clone(),
+            };
+            if key.ty.java_name() != ty || ours != default {
+                wrong.push(format!(
+                    "{connector}: {name} is {} {ours:?}, Java's {ty} {default:?}",
+                    key.ty.java_name()
+                ));
+            }
+        }
+        for (connector, def) in &defs {
+            let java: Vec<&str> = table
+                .lines()
+                .filter(|l| l.starts_with(&format!("{connector}\t")))
+                .filter_map(|l| l.split('\t').nth(1))
+                .collect();
+            for key in def.keys().filter(|k| !java.contains(&k.name.as_str())) {
+                wrong.push(format!("{connector}: {} is not Java's", key.name));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }

@@ -8,6 +8,7 @@ pub mod checkpoint_connector;
 pub mod checkpoint_task;
 pub mod checkpoints;
 pub mod client_configs;
+mod client_security;
 pub mod clients;
 pub mod config;
 pub mod heartbeat;

@@ -4,6 +4,8 @@
 //! downstream reset). Others are delayed until the next offset commit. At most
 //! `MAX_OUTSTANDING_OFFSET_SYNCS` are in flight.
 
+use std::collections::HashMap;
+
 use indexmap::IndexMap;
 
 /// Java's `MAX_OUTSTANDING_OFFSET_SYNCS`.
@@ -63,18 +65,21 @@ pub struct QueuedSync {
 #[derive(Debug)]
 pub struct OffsetSyncQueue {
     max_offset_lag: i64,
-    states: std::collections::HashMap<(String, i32), PartitionState>,
-    pending: IndexMap<(String, i32), QueuedSync>,
-    delayed: IndexMap<(String, i32), QueuedSync>,
+    states: HashMap<(String, i32), PartitionState, FastHash>,
+    pending: IndexMap<(String, i32), QueuedSync, FastHash>,
+    delayed: IndexMap<(String, i32), QueuedSync, FastHash>,
 }
+
+/// These maps are read for every replicated record; their keys come from the task itself.
+type FastHash = foldhash::fast::RandomState;
 
 impl OffsetSyncQueue {
     pub fn new(max_offset_lag: i64) -> Self {
         OffsetSyncQueue {
             max_offset_lag,
-            states: Default::default(),
-            pending: IndexMap::new(),
-            delayed: IndexMap::new(),
+            states: HashMap::default(),
+            pending: IndexMap::default(),
+            delayed: IndexMap::default(),
         }
     }
 

@@ -63,16 +63,19 @@ impl OffsetSyncs {
 /// Where the records of one source partition go: its source partition map (shared by all its
 /// records) and its remote topic; and what the partition's replication measures.
 struct Route {
-    partition: i32,
+    /// The source topic and partition, as the offset syncs are keyed.
+    key: (String, i32),
     source_partition: Arc<OffsetMap>,
     remote_topic: String,
     metrics: PartitionMetrics,
 }
 
+type Routes = HashMap<String, Vec<Route>, foldhash::fast::RandomState>;
+
 #[derive(Default)]
 pub struct MirrorSourceTask {
     /// Per source topic, the routes of its assigned partitions.
-    routes: HashMap<String, Vec<Route>>,
+    routes: Routes,
     source_alias: String,
     consumer: Option<AssignedConsumer>,
     offset_syncs: Option<OffsetSyncs>,
@@ -89,10 +92,10 @@ fn number(props: &ConfigMap, key: &str, default: i64) -> i64 {
 }
 
 /// The source topic and partition a replicated record came from.
-fn unwrap_partition(record: &SourceRecord) -> Option<(String, i32)> {
+fn unwrap_partition(record: &SourceRecord) -> Option<(&str, i32)> {
     let partition = record.source_partition.as_ref()?;
     let topic = match partition.get(TOPIC_KEY)? {
-        Value::String(t) => t.clone(),
+        Value::String(t) => t.as_str(),
         _ => return None,
     };
     let number = match partition.get(PARTITION_KEY)? {
@@ -111,11 +114,18 @@ fn unwrap_offset(record: &SourceRecord) -> Option<i64> {
     }
 }
 
+/// The route of a source partition among `routes`.
+fn route_of<'a>(routes: &'a mut Routes, topic: &str, partition: i32) -> Option<&'a mut Route> {
+    routes
+        .get_mut(topic)
+        .and_then(|routes| routes.iter_mut().find(|route| route.key.1 == partition))
+}
+
 impl MirrorSourceTask {
-    fn route(&self, topic: &str, partition: i32) -> Option<&Route> {
-        self.routes
-            .get(topic)
-            .and_then(|routes| routes.iter().find(|route| route.partition == partition))
+    fn flush_metrics(&mut self) {
+        for route in self.routes.values_mut().flatten() {
+            route.metrics.flush();
+        }
     }
 }
 
@@ -190,7 +200,7 @@ impl SourceTask for MirrorSourceTask {
         for ((topic, partition), _) in &assignment {
             let remote_topic = policy.format_remote_topic(&self.source_alias, topic);
             self.routes.entry(topic.clone()).or_default().push(Route {
-                partition: *partition,
+                key: (topic.clone(), *partition),
                 source_partition: Arc::new(source_partition(&self.source_alias, topic, *partition)),
                 metrics: PartitionMetrics::new(
                     &metrics,
@@ -220,6 +230,8 @@ impl SourceTask for MirrorSourceTask {
     }
 
     async fn poll(&mut self) -> ferry_api::error::Result<Vec<SourceRecord>> {
+        // What the records acknowledged since the last poll gave the metrics.
+        self.flush_metrics();
         let Some(consumer) = &self.consumer else {
             return Ok(Vec::new());
         };
@@ -237,18 +249,15 @@ impl SourceTask for MirrorSourceTask {
         let mut records = Vec::with_capacity(batch.len());
         let now = now_ms();
         for r in batch {
-            let Some(route) = self.route(&r.topic, r.partition) else {
+            let Some(route) = route_of(&mut self.routes, &r.topic, r.partition) else {
                 tracing::warn!(topic = %r.topic, partition = r.partition, "A record of a partition not assigned to this task");
                 continue;
             };
-            if let Some(timestamp) = r.timestamp {
-                route.metrics.record_age.record((now - timestamp) as f64);
-            }
             // Java counts the value's bytes only.
-            route
-                .metrics
-                .bytes
-                .record(r.value.as_ref().map_or(0.0, |v| v.len() as f64));
+            route.metrics.polled(
+                r.timestamp.map(|t| now - t),
+                r.value.as_ref().map_or(0, Vec::len),
+            );
             records.push(replicated(
                 route.source_partition.clone(),
                 route.remote_topic.clone(),
@@ -263,6 +272,7 @@ impl SourceTask for MirrorSourceTask {
                 },
             ));
         }
+        self.flush_metrics();
         Ok(records)
     }
 
@@ -296,20 +306,18 @@ impl SourceTask for MirrorSourceTask {
             );
             return Ok(());
         }
-        let (Some(partition), Some(upstream)) = (unwrap_partition(record), unwrap_offset(record))
+        let (Some((topic, partition)), Some(upstream)) =
+            (unwrap_partition(record), unwrap_offset(record))
         else {
             return Ok(());
         };
+        let Some(route) = route_of(&mut self.routes, topic, partition) else {
+            return Ok(());
+        };
         if !self.stopping {
-            if let Some(route) = self.route(&partition.0, partition.1) {
-                route.metrics.records.record(1.0);
-                if let Some(timestamp) = record.timestamp {
-                    route
-                        .metrics
-                        .replication_latency
-                        .record((now_ms() - timestamp) as f64);
-                }
-            }
+            route
+                .metrics
+                .replicated(record.timestamp.map(|t| now_ms() - t));
         }
         // Unlike Java's, this task keeps noting syncs after `stop`: Ferry's worker shows a
         // task its acknowledged records between polls and after the stop, not from the
@@ -317,7 +325,7 @@ impl SourceTask for MirrorSourceTask {
         if let Some(syncs) = &mut self.offset_syncs {
             syncs
                 .queue
-                .record_replicated(&partition, upstream, metadata.offset);
+                .record_replicated(&route.key, upstream, metadata.offset);
             syncs.fire();
         }
         Ok(())

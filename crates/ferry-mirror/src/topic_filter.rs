@@ -10,14 +10,16 @@ use regex::Regex;
 pub const TOPICS: &str = "topics";
 pub const TOPICS_DEFAULT: &str = ".*";
 pub const TOPICS_EXCLUDE: &str = "topics.exclude";
-pub const TOPICS_EXCLUDE_DEFAULT: &str = r".*[\-\.]internal, .*\.replica, __.*";
+/// Kafka 4.x's default (3.x excluded every `.*[\-\.]internal`; 4.x only MirrorMaker's own
+/// `mm2…internal` topics: its other internal topics are left out by the replication policy).
+pub const TOPICS_EXCLUDE_DEFAULT: &str = r"mm2.*\.internal,.*\.replica,__.*";
 pub const GROUPS: &str = "groups";
 pub const GROUPS_DEFAULT: &str = ".*";
 pub const GROUPS_EXCLUDE: &str = "groups.exclude";
-pub const GROUPS_EXCLUDE_DEFAULT: &str = "console-consumer-.*, connect-.*, __.*";
+pub const GROUPS_EXCLUDE_DEFAULT: &str = "console-consumer-.*,connect-.*,__.*";
 pub const CONFIG_PROPERTIES_EXCLUDE: &str = "config.properties.exclude";
 /// Kafka 4.3's default (the names unescaped, so their dots match any character, as Java's do).
-pub const CONFIG_PROPERTIES_EXCLUDE_DEFAULT: &str = "follower.replication.throttled.replicas, leader.replication.throttled.replicas, message.timestamp.difference.max.ms, log.message.timestamp.before.max.ms, log.message.timestamp.after.max.ms, message.timestamp.type, unclean.leader.election.enable, min.insync.replicas";
+pub const CONFIG_PROPERTIES_EXCLUDE_DEFAULT: &str = "follower.replication.throttled.replicas,leader.replication.throttled.replicas,message.timestamp.difference.max.ms,log.message.timestamp.before.max.ms,log.message.timestamp.after.max.ms,message.timestamp.type,unclean.leader.election.enable,min.insync.replicas";
 
 #[derive(Debug, thiserror::Error)]
 #[error("Invalid value {value} for configuration {key}: {reason}")]
@@ -128,15 +130,17 @@ mod tests {
     #[test]
     fn default_topic_filter_skips_internal_and_replica_topics() {
         let f = NameFilter::topics(&props(&[])).unwrap();
-        for topic in ["orders", "A.orders", "heartbeats"] {
+        // As Kafka 4.4's DefaultTopicFilter answers (checked with jshell).
+        for topic in [
+            "orders",
+            "A.orders",
+            "heartbeats",
+            "x-internal",
+            "x.internal",
+        ] {
             assert!(f.accepts(topic), "{topic}");
         }
-        for topic in [
-            "__consumer_offsets",
-            "mm2-offsets.A.internal",
-            "x-internal",
-            "t.replica",
-        ] {
+        for topic in ["__consumer_offsets", "mm2-offsets.A.internal", "t.replica"] {
             assert!(!f.accepts(topic), "{topic}");
         }
     }

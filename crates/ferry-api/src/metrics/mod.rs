@@ -63,6 +63,42 @@ impl MetricGroupName {
     }
 }
 
+/// Values gathered for a sensor to record at once: how many, their sum, extremes and the last.
+#[derive(Debug, Clone, Copy)]
+pub struct Summary {
+    pub count: u64,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+    pub last: f64,
+}
+
+impl Default for Summary {
+    fn default() -> Self {
+        Summary {
+            count: 0,
+            sum: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            last: 0.0,
+        }
+    }
+}
+
+impl Summary {
+    pub fn add(&mut self, value: f64) {
+        self.count += 1;
+        self.sum += value;
+        self.min = self.min.min(value);
+        self.max = self.max.max(value);
+        self.last = value;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
 #[derive(Default)]
 struct Totals {
     total: f64,
@@ -78,10 +114,21 @@ pub struct Sensor {
 
 impl Sensor {
     pub fn record(&self, value: f64) {
-        self.window.record(value);
+        let mut one = Summary::default();
+        one.add(value);
+        self.record_summary(&one);
+    }
+
+    /// Every value of `summary`, as if each was recorded in turn.
+    pub fn record_summary(&self, summary: &Summary) {
+        if summary.is_empty() {
+            return;
+        }
+        self.window
+            .record_many(summary.count, summary.sum, summary.min, summary.max);
         let mut totals = self.totals.lock().unwrap_or_else(|e| e.into_inner());
-        totals.total += value;
-        totals.last = value;
+        totals.total += summary.sum;
+        totals.last = summary.last;
     }
 
     fn measure(&self, stat: Stat) -> f64 {
@@ -176,5 +223,32 @@ mod tests {
         );
         assert!(idle.1.is_nan(), "{idle:?}");
         drop(empty);
+    }
+
+    #[test]
+    fn a_summary_records_as_its_values_one_by_one_would() {
+        let metrics = PluginMetrics::default();
+        let group = MetricGroupName::new("d", "t", &[]);
+        let all = [Stat::Total, Stat::Value, Stat::Min, Stat::Max, Stat::Avg];
+        let defs = || {
+            all.iter()
+                .map(|s| Metric::new(format!("{s:?}"), *s, ""))
+                .collect()
+        };
+        let (one_by_one, at_once) = (
+            metrics.sensor(group.clone(), defs()),
+            metrics.sensor(group, defs()),
+        );
+        let mut summary = Summary::default();
+        for v in [3.0, 9.0, 6.0] {
+            one_by_one.record(v);
+            summary.add(v);
+        }
+        at_once.record_summary(&summary);
+        at_once.record_summary(&Summary::default());
+        let mut seen = Vec::new();
+        metrics.measure(|m| seen.push(m.value));
+        assert_eq!(seen[..5], seen[5..]);
+        assert_eq!(seen[..5], [18.0, 6.0, 3.0, 9.0, 6.0]);
     }
 }

@@ -86,12 +86,18 @@ impl Windowed {
     }
 
     pub fn record(&self, value: f64) {
+        self.record_many(1, value, value, value);
+    }
+
+    /// `count` values at once, with their sum and extremes: one clock reading and one lock for
+    /// values recorded together (a poll's records).
+    pub fn record_many(&self, count: u64, sum: f64, min: f64, max: f64) {
         self.with(|w, _| {
             let s = &mut w.samples[w.current];
-            s.count += 1;
-            s.sum += value;
-            s.min = s.min.min(value);
-            s.max = s.max.max(value);
+            s.count += count;
+            s.sum += sum;
+            s.min = s.min.min(min);
+            s.max = s.max.max(max);
         });
     }
 
