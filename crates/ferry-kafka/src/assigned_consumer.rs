@@ -10,9 +10,16 @@ use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
 use crate::consumer::{owned, transient_or_fatal, ConsumedRecord};
+use crate::fetch_queue::FetchQueue;
 use crate::KafkaClientError;
 
+/// Its partitions' records are read from a queue of their own a batch at a time, as the sink
+/// consumers' are (`fetch_queue.rs`: one rust-rdkafka poll per record costs several clock
+/// reads); errors and records fetched before a partition was forwarded come through the
+/// consumer's own queue.
 pub struct AssignedConsumer {
+    /// Declared first: dropped before the client it belongs to.
+    fetch: FetchQueue,
     inner: StreamConsumer,
 }
 
@@ -30,11 +37,12 @@ impl AssignedConsumer {
         if config.get("fetch.queue.backoff.ms").is_none() {
             config.set("fetch.queue.backoff.ms", "5");
         }
-        let inner = config.create().map_err(|cause| KafkaClientError::Create {
+        let inner: StreamConsumer = config.create().map_err(|cause| KafkaClientError::Create {
             role: "consumer",
             cause,
         })?;
-        Ok(AssignedConsumer { inner })
+        let fetch = FetchQueue::new(inner.client().native_ptr());
+        Ok(AssignedConsumer { fetch, inner })
     }
 
     /// Reads these partitions from now on, each from its offset (`None`: the stored position).
@@ -48,6 +56,8 @@ impl AssignedConsumer {
             tpl.add_partition_offset(topic, *partition, offset)
                 .map_err(KafkaClientError::op("assign"))?;
         }
+        // Forwarded before librdkafka fetches them, so their records come in batches.
+        self.fetch.take(self.inner.client().native_ptr(), &tpl);
         self.inner
             .assign(&tpl)
             .map_err(KafkaClientError::op("assign"))
@@ -62,21 +72,34 @@ impl AssignedConsumer {
     ) -> Result<Vec<ConsumedRecord>, KafkaClientError> {
         let mut batch = Vec::new();
         let deadline = tokio::time::Instant::now() + timeout;
-        while batch.is_empty() {
-            match tokio::time::timeout_at(deadline, self.inner.recv()).await {
-                Err(_) => return Ok(batch),
-                Ok(Ok(message)) => batch.push(owned(&message)),
-                Ok(Err(e)) => transient_or_fatal(e)?,
+        loop {
+            // The consumer's own queue each round: its errors, and records fetched before
+            // their partition was forwarded.
+            while batch.len() < max {
+                match self.inner.recv().now_or_never() {
+                    Some(Ok(message)) => batch.push(owned(&message)),
+                    Some(Err(e)) => transient_or_fatal(e)?,
+                    None => break,
+                }
+            }
+            if let Err(e) = self
+                .fetch
+                .drain(max.saturating_sub(batch.len()), &mut batch)
+            {
+                transient_or_fatal(e)?;
+            }
+            if !batch.is_empty() {
+                return Ok(batch);
+            }
+            tokio::select! {
+                _ = self.fetch.arrived() => {}
+                received = self.inner.recv() => match received {
+                    Ok(message) => batch.push(owned(&message)),
+                    Err(e) => transient_or_fatal(e)?,
+                },
+                _ = tokio::time::sleep_until(deadline) => return Ok(batch),
             }
         }
-        while batch.len() < max {
-            match self.inner.recv().now_or_never() {
-                Some(Ok(message)) => batch.push(owned(&message)),
-                Some(Err(e)) => transient_or_fatal(e)?,
-                None => break,
-            }
-        }
-        Ok(batch)
     }
 }
 
