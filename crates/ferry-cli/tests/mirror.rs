@@ -549,6 +549,18 @@ fn delete_topics(runtime: &tokio::runtime::Runtime, bootstrap: &str, topics: &[&
 }
 
 /// Writes records `from..to` (`k<i>`/`v<i>`, partition `i % partitions`) to `topic` on `bootstrap`.
+/// Records 2000..4000 of `topic` on two partitions, 100 every 50 ms, from another thread.
+fn trickle_in(bootstrap: &str, topic: &str) -> std::thread::JoinHandle<()> {
+    let (bootstrap, topic) = (bootstrap.to_owned(), topic.to_owned());
+    std::thread::spawn(move || {
+        for chunk in 0..20 {
+            let from = 2000 + chunk * 100;
+            produce(&bootstrap, &topic, from, from + 100, 2);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    })
+}
+
 fn produce(bootstrap: &str, topic: &str, from: i32, to: i32, partitions: i32) {
     let producer: BaseProducer = client(bootstrap).create().unwrap();
     for i in from..to {
@@ -762,16 +774,7 @@ fn a_worker_killed_mid_replication_loses_no_record() {
         topic_records(&remote) >= 2000
     });
     // More records arrive while the worker dies.
-    let trickle = {
-        let (source, topic) = (source.clone(), topic.clone());
-        std::thread::spawn(move || {
-            for chunk in 0..20 {
-                let from = 2000 + chunk * 100;
-                produce(&source, &topic, from, from + 100, 2);
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        })
-    };
+    let trickle = trickle_in(&source, &topic);
     wait_until("records replicated while more arrive", SLOW, || {
         topic_records(&remote) >= 2300
     });
@@ -1029,16 +1032,7 @@ fn an_exactly_once_replication_killed_mid_stream_has_every_record_exactly_once()
     wait_until("the first records replicated", SLOW, || {
         topic_records(&remote) >= 2000
     });
-    let trickle = {
-        let (source, topic) = (source.clone(), topic.clone());
-        std::thread::spawn(move || {
-            for chunk in 0..20 {
-                let from = 2000 + chunk * 100;
-                produce(&source, &topic, from, from + 100, 2);
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        })
-    };
+    let trickle = trickle_in(&source, &topic);
     wait_until("records replicated while more arrive", SLOW, || {
         topic_records(&remote) >= 2300
     });

@@ -12,28 +12,6 @@ use ferry_api::config::{ConfigKey, ConfigType, DefaultValue, Importance, Validat
 
 const TABLE: &str = include_str!("client_security_keys.tsv");
 
-fn config_type(name: &str) -> ConfigType {
-    match name {
-        "BOOLEAN" => ConfigType::Boolean,
-        "INT" => ConfigType::Int,
-        "SHORT" => ConfigType::Short,
-        "LONG" => ConfigType::Long,
-        "DOUBLE" => ConfigType::Double,
-        "LIST" => ConfigType::List,
-        "CLASS" => ConfigType::Class,
-        "PASSWORD" => ConfigType::Password,
-        _ => ConfigType::String,
-    }
-}
-
-fn importance(name: &str) -> Importance {
-    match name {
-        "HIGH" => Importance::High,
-        "MEDIUM" => Importance::Medium,
-        _ => Importance::Low,
-    }
-}
-
 /// `[min,...,max]` or `(case insensitive) [A, B]`, as Java's validators describe themselves.
 fn validator(text: &str) -> Option<Validator> {
     if let Some(values) = text
@@ -86,9 +64,9 @@ pub fn keys() -> Vec<ConfigKey> {
             };
             let key = ConfigKey::new(
                 at(0),
-                config_type(at(1)),
+                ConfigType::from_java_name(at(1)),
                 default,
-                importance(at(3)),
+                Importance::from_java_name(at(3)),
                 &unescape(at(5)),
             );
             match validator(at(4)) {

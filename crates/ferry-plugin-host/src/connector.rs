@@ -78,17 +78,7 @@ pub(crate) fn config_def_from_keys(body: &Value) -> ConfigDef {
 
 fn parse_key(k: &Value) -> Option<ConfigKey> {
     let text = |f: &str| k.get(f).and_then(Value::as_str).unwrap_or("").to_owned();
-    let ty = match text("type").as_str() {
-        "BOOLEAN" => ConfigType::Boolean,
-        "INT" => ConfigType::Int,
-        "SHORT" => ConfigType::Short,
-        "LONG" => ConfigType::Long,
-        "DOUBLE" => ConfigType::Double,
-        "LIST" => ConfigType::List,
-        "CLASS" => ConfigType::Class,
-        "PASSWORD" => ConfigType::Password,
-        _ => ConfigType::String,
-    };
+    let ty = ConfigType::from_java_name(&text("type"));
     let default = if k.get("required").and_then(Value::as_bool) == Some(true) {
         DefaultValue::Required
     } else {
@@ -97,11 +87,7 @@ fn parse_key(k: &Value) -> Option<ConfigKey> {
             None => DefaultValue::Null,
         }
     };
-    let importance = match text("importance").as_str() {
-        "HIGH" => Importance::High,
-        "MEDIUM" => Importance::Medium,
-        _ => Importance::Low,
-    };
+    let importance = Importance::from_java_name(&text("importance"));
     let mut key = ConfigKey::new(
         &text("name"),
         ty,

@@ -21,6 +21,21 @@ pub enum ConfigType {
 }
 
 impl ConfigType {
+    /// The type Java's `ConfigDef.Type` name gives (`STRING` for any other).
+    pub fn from_java_name(name: &str) -> ConfigType {
+        match name {
+            "BOOLEAN" => ConfigType::Boolean,
+            "INT" => ConfigType::Int,
+            "SHORT" => ConfigType::Short,
+            "LONG" => ConfigType::Long,
+            "DOUBLE" => ConfigType::Double,
+            "LIST" => ConfigType::List,
+            "CLASS" => ConfigType::Class,
+            "PASSWORD" => ConfigType::Password,
+            _ => ConfigType::String,
+        }
+    }
+
     pub fn java_name(self) -> &'static str {
         match self {
             ConfigType::Boolean => "BOOLEAN",
@@ -44,6 +59,15 @@ pub enum Importance {
 }
 
 impl Importance {
+    /// The importance Java's `ConfigDef.Importance` name gives (`LOW` for any other).
+    pub fn from_java_name(name: &str) -> Importance {
+        match name {
+            "HIGH" => Importance::High,
+            "MEDIUM" => Importance::Medium,
+            _ => Importance::Low,
+        }
+    }
+
     pub fn java_name(self) -> &'static str {
         match self {
             Importance::High => "HIGH",
