@@ -957,38 +957,6 @@ fn dedicated_mode_refuses_what_it_cannot_run() {
     assert!(run("clusters=A, B\n", &["--clusters", "C"]).contains("C"));
 }
 
-/// Every committed record of `topic` on `bootstrap` as (partition, key, value): reads until
-/// `expected` have come and then a few quiet seconds more, so duplicates show too.
-fn read_committed_all(bootstrap: &str, topic: &str, expected: usize) -> Vec<(i32, String, String)> {
-    let consumer: BaseConsumer = client(bootstrap)
-        .set("group.id", unique("eos-judge"))
-        .set("auto.offset.reset", "earliest")
-        .set("isolation.level", "read_committed")
-        .create()
-        .unwrap();
-    consumer.subscribe(&[topic]).unwrap();
-    let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
-    let mut got = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(300);
-    let mut quiet_since = None;
-    while std::time::Instant::now() < deadline {
-        match consumer.poll(Duration::from_millis(200)) {
-            Some(Ok(m)) => {
-                got.push((m.partition(), text(m.key()), text(m.payload())));
-                quiet_since = None;
-            }
-            _ if got.len() >= expected => {
-                let since = *quiet_since.get_or_insert_with(std::time::Instant::now);
-                if since.elapsed() > Duration::from_secs(3) {
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    got
-}
-
 /// KIP-618 for MirrorMaker: with `exactly.once.source.support=enabled` and a source consumer
 /// that reads committed records, MirrorSourceConnector supports exactly-once; a worker killed
 /// mid-replication leaves every record exactly once on the target for a read_committed reader.
@@ -1039,7 +1007,7 @@ fn an_exactly_once_replication_killed_mid_stream_has_every_record_exactly_once()
     first.kill9();
     trickle.join().unwrap();
     let second = worker();
-    let got = read_committed_all(&target, &remote, 4000);
+    let got = read_committed_from(&target, &remote, 4000);
     let mut keys: Vec<&str> = got.iter().map(|(_, k, _)| k.as_str()).collect();
     keys.sort_unstable();
     keys.dedup();

@@ -27,16 +27,35 @@ impl Sensors {
             sensor.record(value);
         }
     }
+}
 
-    /// Records what `pending` gathered and empties it.
-    pub fn record_pending(&self, pending: &mut Summary) {
-        if pending.is_empty() {
+/// Sensors with the values gathered for them since they last recorded.
+struct Gathered {
+    sensors: Sensors,
+    pending: Summary,
+}
+
+impl Gathered {
+    fn new(sensors: Sensors) -> Self {
+        Gathered {
+            sensors,
+            pending: Summary::default(),
+        }
+    }
+
+    fn add(&mut self, value: f64) {
+        self.pending.add(value);
+    }
+
+    /// Records what was gathered, once for all of it.
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
             return;
         }
-        for sensor in &self.0 {
-            sensor.record_summary(pending);
+        for sensor in &self.sensors.0 {
+            sensor.record_summary(&self.pending);
         }
-        *pending = Summary::default();
+        self.pending = Summary::default();
     }
 }
 
@@ -132,37 +151,35 @@ fn spread(name: &str, [value, max, min, avg]: [&str; 4]) -> Vec<Metric> {
 /// records gave them since they were last recorded: the task records once per poll, not once
 /// per record (one clock reading and lock per sensor instead of one per record).
 pub struct PartitionMetrics {
-    records: Sensors,
-    bytes: Sensors,
-    record_age: Sensors,
-    replication_latency: Sensors,
-    pending: [Summary; 4],
+    records: Gathered,
+    bytes: Gathered,
+    record_age: Gathered,
+    replication_latency: Gathered,
 }
 
 impl PartitionMetrics {
     /// A record polled: its age and its value's bytes.
     pub fn polled(&mut self, age_ms: Option<i64>, value_bytes: usize) {
         if let Some(age) = age_ms {
-            self.pending[2].add(age as f64);
+            self.record_age.add(age as f64);
         }
-        self.pending[1].add(value_bytes as f64);
+        self.bytes.add(value_bytes as f64);
     }
 
     /// A record acknowledged downstream, `latency_ms` after its upstream timestamp.
     pub fn replicated(&mut self, latency_ms: Option<i64>) {
-        self.pending[0].add(1.0);
+        self.records.add(1.0);
         if let Some(latency) = latency_ms {
-            self.pending[3].add(latency as f64);
+            self.replication_latency.add(latency as f64);
         }
     }
 
     /// Records what the partition's records gave since the last time.
     pub fn flush(&mut self) {
-        let [records, bytes, age, latency] = &mut self.pending;
-        self.records.record_pending(records);
-        self.bytes.record_pending(bytes);
-        self.record_age.record_pending(age);
-        self.replication_latency.record_pending(latency);
+        self.records.flush();
+        self.bytes.flush();
+        self.record_age.flush();
+        self.replication_latency.flush();
     }
 }
 
@@ -181,29 +198,23 @@ impl PartitionMetrics {
             ("topic", topic),
             ("partition", partition.as_str()),
         ];
+        let gathered = |metrics_of: Vec<Metric>| Gathered::new(metrics.sensors(&tags, &metrics_of));
         PartitionMetrics {
-            pending: Default::default(),
-            records: metrics.sensors(
-                &tags,
-                &meter(
+            records: gathered(meter(
                     "record-count",
                     "Number of source records replicated to the target cluster.",
                     "record-rate",
                     "Average number of source records replicated to the target cluster per second.",
                 ),
             ),
-            bytes: metrics.sensors(
-                &tags,
-                &meter(
+            bytes: gathered(meter(
                     "byte-count",
                     "Number of bytes replicated to the target cluster.",
                     "byte-rate",
                     "Average number of bytes replicated per second.",
                 ),
             ),
-            record_age: metrics.sensors(
-                &tags,
-                &spread(
+            record_age: gathered(spread(
                     "record-age-ms",
                     [
                         "The age of incoming source records when replicated to the target cluster.",
@@ -213,9 +224,7 @@ impl PartitionMetrics {
                     ],
                 ),
             ),
-            replication_latency: metrics.sensors(
-                &tags,
-                &spread(
+            replication_latency: gathered(spread(
                     "replication-latency-ms",
                     [
                         "Time it takes records to replicate from source to target cluster.",

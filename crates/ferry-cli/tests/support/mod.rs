@@ -775,3 +775,41 @@ pub fn http_call(port: u16, method: &str, path: &str) -> u16 {
         .and_then(|c| c.parse().ok())
         .unwrap_or(0)
 }
+
+/// Every committed record of `topic` on `bootstrap` as (partition, key, value), in the order
+/// read: reads until `expected` have come and then a few quiet seconds more, so records beyond
+/// them (duplicates) show too.
+pub fn read_committed_from(
+    bootstrap: &str,
+    topic: &str,
+    expected: usize,
+) -> Vec<(i32, String, String)> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("eos-judge"))
+        .set("auto.offset.reset", "earliest")
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    consumer.subscribe(&[topic]).unwrap();
+    let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut quiet_since = None;
+    while Instant::now() < deadline {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                got.push((m.partition(), text(m.key()), text(m.payload())));
+                quiet_since = None;
+            }
+            _ if got.len() >= expected => {
+                let since = *quiet_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > Duration::from_secs(3) {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    got
+}
