@@ -2,6 +2,7 @@
 
 pub mod connector;
 pub mod files;
+pub mod kubernetes;
 pub mod override_policy;
 pub mod properties;
 pub mod providers;

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use ferry_api::ConfigMap;
 use regex::Regex;
 
+use super::kubernetes::{self, KubernetesProvider, Resource};
+
 pub const CONFIG_PROVIDERS: &str = "config.providers";
 pub const FILE_PROVIDER: &str = "org.apache.kafka.common.config.provider.FileConfigProvider";
 pub const DIRECTORY_PROVIDER: &str =
@@ -29,7 +31,7 @@ fn variable_pattern() -> &'static Regex {
 #[error("{0}")]
 pub struct ProviderError(pub String);
 
-/// Where values come from: Kafka's three providers.
+/// Where values come from: Kafka's three providers and Strimzi's two.
 #[derive(Debug, Clone)]
 enum Provider {
     /// A properties file per path.
@@ -38,6 +40,8 @@ enum Provider {
     Directory { allowed: Option<Vec<PathBuf>> },
     /// The process environment, limited by a pattern; the path must be empty.
     Env { allow: Regex },
+    /// Strimzi's Secret and ConfigMap providers, through the Kubernetes API.
+    Kubernetes(KubernetesProvider),
 }
 
 fn allowed_paths(params: &HashMap<String, String>) -> Option<Vec<PathBuf>> {
@@ -93,19 +97,36 @@ impl Provider {
                 })?;
                 Ok(Provider::Env { allow })
             }
+            class @ (kubernetes::SECRET_PROVIDER | kubernetes::CONFIG_MAP_PROVIDER) => {
+                Ok(Provider::Kubernetes(KubernetesProvider {
+                    name: name.to_owned(),
+                    resource: if class == kubernetes::SECRET_PROVIDER {
+                        Resource::Secret
+                    } else {
+                        Resource::ConfigMap
+                    },
+                    separator: params
+                        .get("separator")
+                        .cloned()
+                        .unwrap_or_else(|| "\n".to_owned()),
+                }))
+            }
             other => Err(ProviderError(format!(
-                "Invalid value {other} for configuration config.providers.{name}.class: Ferry provides {FILE_PROVIDER}, {DIRECTORY_PROVIDER} and {ENV_PROVIDER}"
+                "Invalid value {other} for configuration config.providers.{name}.class: Ferry provides {FILE_PROVIDER}, {DIRECTORY_PROVIDER}, {ENV_PROVIDER}, {} and {}",
+                kubernetes::SECRET_PROVIDER,
+                kubernetes::CONFIG_MAP_PROVIDER
             ))),
         }
     }
 
-    /// The values at `path` (all of them; the caller picks its keys).
-    fn values(&self, path: &str) -> HashMap<String, String> {
-        match self {
+    /// The values at `path` (all of them; the caller picks its keys). Kafka's providers log
+    /// what they cannot read and answer nothing; the Kubernetes ones answer why.
+    fn values(&self, path: &str) -> Result<HashMap<String, String>, String> {
+        Ok(match self {
             Provider::File { allowed } => {
                 if !permitted(allowed, path) {
                     tracing::warn!(path, "The path is not in the provider's allowed.paths");
-                    return HashMap::new();
+                    return Ok(HashMap::new());
                 }
                 match std::fs::read_to_string(path) {
                     Ok(text) => crate::config::properties::parse_properties(&text)
@@ -120,11 +141,11 @@ impl Provider {
             Provider::Directory { allowed } => {
                 if !permitted(allowed, path) {
                     tracing::warn!(path, "The path is not in the provider's allowed.paths");
-                    return HashMap::new();
+                    return Ok(HashMap::new());
                 }
                 let Ok(entries) = std::fs::read_dir(path) else {
                     tracing::warn!(path, "Could not read the config provider's directory");
-                    return HashMap::new();
+                    return Ok(HashMap::new());
                 };
                 entries
                     .flatten()
@@ -138,23 +159,32 @@ impl Provider {
             Provider::Env { allow } => {
                 if !path.is_empty() {
                     tracing::warn!(path, "The environment provider takes no path");
-                    return HashMap::new();
+                    return Ok(HashMap::new());
                 }
                 std::env::vars()
                     .filter(|(k, _)| allow.is_match(k))
                     .collect()
             }
+            Provider::Kubernetes(k) => return k.values(path),
+        })
+    }
+
+    fn lookup(&self, values: &HashMap<String, String>, key: &str) -> Option<String> {
+        match self {
+            Provider::Kubernetes(k) => Some(k.lookup(values, key)),
+            _ => values.get(key).cloned(),
         }
     }
 }
 
 /// A worker config with its own variables resolved by the providers it declares, as Java
-/// resolves worker configs.
+/// resolves worker configs; a provider that cannot answer (a Kubernetes API server out of
+/// reach) stops start-up with its reason.
 pub fn resolve_worker_props(props: &ConfigMap) -> Result<ConfigMap, ProviderError> {
-    Ok(match ConfigTransformer::from_worker_props(props)? {
-        Some(t) => t.transform(props),
-        None => props.clone(),
-    })
+    match ConfigTransformer::from_worker_props(props)? {
+        Some(t) => t.try_transform(props),
+        None => Ok(props.clone()),
+    }
 }
 
 /// Resolves variables with the providers a config declares.
@@ -204,11 +234,30 @@ impl ConfigTransformer {
     }
 
     /// `config` with every variable whose provider, path and key resolve replaced by its value;
-    /// others stay as written, as Java leaves them.
+    /// others stay as written, as Java leaves them (a provider that cannot answer is logged).
     pub fn transform(&self, config: &ConfigMap) -> ConfigMap {
+        let (resolved, errors) = self.resolve(config);
+        for error in errors {
+            tracing::warn!("{error}");
+        }
+        resolved
+    }
+
+    /// As `transform`, but the first provider that cannot answer is an error.
+    pub fn try_transform(&self, config: &ConfigMap) -> Result<ConfigMap, ProviderError> {
+        let (resolved, mut errors) = self.resolve(config);
+        match errors.is_empty() {
+            true => Ok(resolved),
+            false => Err(ProviderError(errors.swap_remove(0))),
+        }
+    }
+
+    fn resolve(&self, config: &ConfigMap) -> (ConfigMap, Vec<String>) {
         // Each (provider, path) is read once per transformation.
-        let mut cache: HashMap<(String, String), HashMap<String, String>> = HashMap::new();
-        config
+        let mut cache: HashMap<(String, String), Result<HashMap<String, String>, String>> =
+            HashMap::new();
+        let mut errors = Vec::new();
+        let resolved = config
             .iter()
             .map(|(k, v)| {
                 if !v.contains("${") {
@@ -226,12 +275,20 @@ impl ConfigTransformer {
                         let values = cache
                             .entry((name.to_owned(), path.to_owned()))
                             .or_insert_with(|| provider.values(path));
-                        values.get(key).cloned().unwrap_or(whole)
+                        match values {
+                            Ok(values) => provider.lookup(values, key).unwrap_or(whole),
+                            Err(e) => {
+                                errors.push(format!("{k}: {e}"));
+                                whole
+                            }
+                        }
                     })
                     .into_owned();
                 (k.clone(), resolved)
             })
-            .collect()
+            .collect();
+        errors.dedup();
+        (resolved, errors)
     }
 
     /// Task configs with each key whose raw connector value holds a variable set back to that
@@ -344,6 +401,50 @@ mod tests {
         assert!(ConfigTransformer::from_worker_props(&props(&[]))
             .unwrap()
             .is_none());
+    }
+
+    /// Strimzi declares its four providers in every worker config it generates; the Kubernetes
+    /// one is asked only when a variable names it.
+    #[test]
+    fn strimzi_s_providers_configure_and_an_unreachable_api_server_stops_the_worker() {
+        let strimzi = [
+            (
+                "config.providers",
+                "strimzienv,strimzifile,strimzidir,strimzisecrets",
+            ),
+            ("config.providers.strimzienv.class", ENV_PROVIDER),
+            ("config.providers.strimzienv.param.allowlist.pattern", ".*"),
+            ("config.providers.strimzifile.class", FILE_PROVIDER),
+            ("config.providers.strimzidir.class", DIRECTORY_PROVIDER),
+            (
+                "config.providers.strimzidir.param.allowed.paths",
+                "/opt/kafka",
+            ),
+            (
+                "config.providers.strimzisecrets.class",
+                kubernetes::SECRET_PROVIDER,
+            ),
+        ];
+        let mut worker = props(&strimzi);
+        worker.insert("group.id".into(), "connect-cluster".into());
+        assert_eq!(resolve_worker_props(&worker).unwrap(), worker);
+        worker.insert(
+            "ssl.truststore.certificates".into(),
+            "${strimzisecrets:myproject/my-connect-connect-tls-trusted-certs:ca.crt}".into(),
+        );
+        let err = resolve_worker_props(&worker).unwrap_err();
+        assert!(
+            err.0
+                .starts_with("ssl.truststore.certificates: Config provider strimzisecrets"),
+            "{err}"
+        );
+        assert!(err.0.contains("KUBERNETES_SERVICE_HOST"), "{err}");
+        // A connector's config keeps going with the variable as written.
+        let t = ConfigTransformer::from_worker_props(&worker)
+            .unwrap()
+            .unwrap();
+        let raw = props(&[("password", "${strimzisecrets:ns/db:password}")]);
+        assert_eq!(t.transform(&raw), raw);
     }
 
     #[test]
