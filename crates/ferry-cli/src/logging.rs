@@ -34,9 +34,17 @@ pub fn init() -> RuntimeLogLevels {
     let filter = EnvFilter::try_new(format!("{base},{JAVA_EVENTS}"))
         .unwrap_or_else(|_| EnvFilter::new(format!("info,{JAVA_EVENTS}")));
     let (layer, handle) = reload::Layer::new(filter);
+    // Colours for a terminal only: a container's log collector keeps escape codes verbatim.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::registry()
         .with(layer)
-        .with(fmt::layer().with_target(false).with_writer(std::io::stderr))
+        .with(
+            fmt::layer()
+                .with_target(false)
+                .with_ansi(ansi)
+                .with_writer(std::io::stderr),
+        )
         .init();
     RuntimeLogLevels::new(base, handle)
 }

@@ -50,6 +50,14 @@ pub async fn registry(
     if path.is_empty() {
         return Ok((registry, None));
     }
+    if !holds_plugins(path) {
+        // An image's plugin.path (Strimzi's /opt/kafka/plugins) is often empty: no JVM then.
+        tracing::info!(
+            plugin_path = path,
+            "plugin.path holds no plugins: Ferry's native plugins only, no plugin host started"
+        );
+        return Ok((registry, None));
+    }
     let prefer_hosted = match config.originals.get(PLUGIN_PREFERENCE).map(|v| v.trim()) {
         None | Some("native") => false,
         Some("plugin.path") => true,
@@ -150,6 +158,20 @@ pub async fn registry(
     Ok((registry, Some(host)))
 }
 
+/// Whether any `plugin.path` entry is a file or a directory with something in it (Java's
+/// scan of empty or missing entries finds no plugin).
+fn holds_plugins(plugin_path: &str) -> bool {
+    plugin_path
+        .split(',')
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .any(|entry| {
+            let entry = std::path::Path::new(entry);
+            entry.is_file()
+                || std::fs::read_dir(entry).is_ok_and(|mut listing| listing.next().is_some())
+        })
+}
+
 /// The broker tests' hanging connectors, in their build only and when asked for.
 #[cfg(feature = "kafka-integration-tests")]
 fn add_test_connectors(registry: &mut Registry) {
@@ -180,3 +202,23 @@ fn add_test_connectors(registry: &mut Registry) {
 
 #[cfg(not(feature = "kafka-integration-tests"))]
 fn add_test_connectors(_: &mut Registry) {}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_plugins;
+
+    #[test]
+    fn empty_or_missing_plugin_path_entries_hold_no_plugins() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let missing = dir.path().join("missing");
+        let list = format!("{}, {}", empty.display(), missing.display());
+        assert!(!holds_plugins(&list));
+        std::fs::create_dir(empty.join("my-connector")).unwrap();
+        assert!(holds_plugins(&list));
+        let jar = dir.path().join("connector.jar");
+        std::fs::write(&jar, b"PK").unwrap();
+        assert!(holds_plugins(&jar.display().to_string()));
+    }
+}

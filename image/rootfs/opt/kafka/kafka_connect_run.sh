@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Strimzi's Kafka Connect entry point, for Ferry. The operator runs /opt/kafka/kafka_connect_run.sh
+# in a pod with its generated worker config in /opt/kafka/custom-config/ (kafka-connect.properties,
+# log4j2.properties, metrics-config.json) and the variables it sets (ADVERTISED_HOSTNAME is made
+# here, as Strimzi's script makes it); this runs `ferry distributed` where Strimzi's image runs
+# connect-distributed.sh, under tini, so SIGTERM stops the worker gracefully.
+set -e
+set +x
+
+# /tmp is an emptyDir that outlives container restarts in the pod: start clean, as Strimzi does.
+rm -rf /tmp/* || true
+
+ADVERTISED_HOSTNAME=$(hostname -f | cut -d "." -f1-4)
+export ADVERTISED_HOSTNAME
+mkdir -p /tmp/kafka
+
+CONFIG=/tmp/strimzi-connect.properties
+echo "Starting Kafka Connect with configuration:"
+tee "$CONFIG" < "$KAFKA_HOME/custom-config/kafka-connect.properties" | sed -e 's/sasl.jaas.config=.*/sasl.jaas.config=[hidden]/g'
+echo ""
+
+has_key() { grep -Eq "^[[:space:]]*$1[[:space:]]*[=:]" "$CONFIG"; }
+
+# Metrics. With the JMX exporter (metricsConfig.type: jmxPrometheusExporter) Strimzi's image
+# serves them on 9404; Ferry serves its metrics there under the names the JMX exporter gives
+# Java's MBeans with Strimzi's example rules. With Strimzi's metrics reporter the operator names
+# the port in prometheus.metrics.reporter.listener; Ferry serves the same JMX exporter names there.
+METRICS_PORT=${FERRY_METRICS_PORT:-9404}
+if ! has_key 'ferry\.metrics\.listeners'; then
+  if [ "$KAFKA_CONNECT_JMX_EXPORTER_ENABLED" = "true" ]; then
+    if [ -f "$KAFKA_HOME/custom-config/metrics-config.json" ]; then
+      echo "Ferry: serving metrics on port $METRICS_PORT under the JMX exporter's names for Strimzi's example rules; the rules in metrics-config.json are not read" >&2
+    fi
+    printf '\nferry.metrics.listeners=http://0.0.0.0:%s\n' "$METRICS_PORT" >> "$CONFIG"
+  elif has_key 'prometheus\.metrics\.reporter\.listener'; then
+    listener=$(grep -E '^[[:space:]]*prometheus\.metrics\.reporter\.listener[[:space:]]*[=:]' "$CONFIG" | head -n 1 | sed -E 's/^[^=:]*[=:][[:space:]]*//')
+    port=${listener##*:}
+    echo "Ferry: Strimzi's metrics reporter is not run; serving metrics on port ${port:-$METRICS_PORT} under the JMX exporter's names (kafka_connect_worker_*, …), not the reporter's (kafka_connect_connect_worker_metrics_*)" >&2
+    printf '\nferry.metrics.listeners=http://0.0.0.0:%s\n' "${port:-$METRICS_PORT}" >> "$CONFIG"
+  fi
+fi
+
+# Logging: the root level of Strimzi's log4j2.properties, unless RUST_LOG says otherwise.
+LOG4J2=$KAFKA_HOME/custom-config/log4j2.properties
+if [ -z "$RUST_LOG" ] && [ -f "$LOG4J2" ]; then
+  level=$(sed -nE 's/^[[:space:]]*rootLogger\.level[[:space:]]*=[[:space:]]*([A-Za-z]+)[[:space:]]*$/\1/p' "$LOG4J2" | tail -n 1)
+  if [ -n "$level" ]; then
+    RUST_LOG=$(echo "$level" | tr '[:upper:]' '[:lower:]')
+    export RUST_LOG
+  fi
+fi
+
+exec /usr/bin/tini -w -e 143 -- /opt/ferry/bin/ferry distributed "$CONFIG"
