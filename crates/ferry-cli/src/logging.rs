@@ -1,5 +1,6 @@
-//! Logging: `RUST_LOG` takes the place of Java's log4j files (default `info`), and
-//! `/admin/loggers` changes levels at run time through a reloadable filter.
+//! Logging: `RUST_LOG` sets Ferry's filter (default `info`), a log4j2 file named by
+//! `KAFKA_LOG4J_OPTS` sets levels as Java's does (log4j2_config), and `/admin/loggers` changes
+//! levels at run time through a reloadable filter.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -252,15 +253,21 @@ impl LogLevels for RuntimeLogLevels {
     }
 }
 
+/// Levels over a subscriber of their own (kept alive, not installed globally: the handle
+/// reloads its filter), for tests.
+#[cfg(test)]
+pub(crate) fn for_tests() -> (RuntimeLogLevels, impl Sized) {
+    let (layer, handle) = reload::Layer::new(EnvFilter::new("info"));
+    let subscriber = tracing_subscriber::registry().with(layer);
+    (RuntimeLogLevels::new("info".to_owned(), handle), subscriber)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn levels() -> (RuntimeLogLevels, impl Sized) {
-        let (layer, handle) = reload::Layer::new(EnvFilter::new("info"));
-        // Kept alive, not installed globally: the handle reloads this subscriber's filter.
-        let subscriber = tracing_subscriber::registry().with(layer);
-        (RuntimeLogLevels::new("info".to_owned(), handle), subscriber)
+        for_tests()
     }
 
     #[test]

@@ -4,6 +4,7 @@ mod cluster_telemetry;
 #[cfg(ferry_wrapped_link)]
 mod curl_init;
 mod distributed;
+mod log4j2_config;
 mod logging;
 mod memory;
 mod mirror_maker;
@@ -68,6 +69,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         memory::release_freed_memory_periodically();
+        log4j2_config::apply_from_env(&log_levels)?;
         match cli.command {
             Command::Standalone { worker, connectors } => {
                 standalone::run(&worker, &connectors, log_levels).await

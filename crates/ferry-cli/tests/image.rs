@@ -146,7 +146,7 @@ fn strimzi_layout(dir: &Path, properties: &str) -> StrimziLayout {
     write_file(&custom_config.join("kafka-connect.properties"), properties);
     write_file(
         &custom_config.join("log4j2.properties"),
-        "name=KafkaConnectConfig\nappender.console.type=Console\nappender.console.name=STDOUT\nrootLogger.level=INFO\nrootLogger.appenderRefs=console\nrootLogger.appenderRef.console.ref=STDOUT\nmonitorInterval=30\n",
+        "name=KafkaConnectConfig\nappender.console.type=Console\nappender.console.name=STDOUT\nrootLogger.level=INFO\nrootLogger.appenderRefs=console\nrootLogger.appenderRef.console.ref=STDOUT\nlogger.reflections.name=org.reflections\nlogger.reflections.level=ERROR\n# Strimzi writes 30; a second keeps the test short.\nmonitorInterval=1\n",
     );
     write_file(
         &custom_config.join("metrics-config.json"),
@@ -337,6 +337,29 @@ fn strimzi_s_layout_runs_a_tls_worker_with_its_metrics_port_as_uid_1001_and_stop
         "{log}"
     );
 
+    // Levels from the log4j2 file, and a change of the file (Strimzi's logging update) applied
+    // to the running worker.
+    let level = |logger: &str| {
+        container
+            .worker
+            .call("GET", &format!("/admin/loggers/{logger}"), None)
+            .1["level"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(level("root"), "INFO");
+    assert_eq!(level("org.reflections"), "ERROR");
+    write_file(
+        &layout.custom_config.join("log4j2.properties"),
+        "rootLogger.level=WARN\nlogger.file.name=org.apache.kafka.connect.file\nlogger.file.level=DEBUG\n\
+         logger.ferry.name=ferry\nlogger.ferry.level=INFO\nmonitorInterval=1\n",
+    );
+    wait_until("the changed log4j2 file applied", SLOW, || {
+        level("root") == "WARN" && level("org.apache.kafka.connect.file") == "DEBUG"
+    });
+    assert_eq!(level("org.reflections"), "WARN");
+
     // SIGTERM (the kubelet's stop) ends the worker gracefully within Strimzi's default grace
     // period (30 s): exit 0 through tini.
     let mut container = container;
@@ -414,6 +437,10 @@ fn confluent_env(group: &str, port: u16) -> Vec<(String, String)> {
             "use_all_dns_ips".into(),
         ),
         ("CONNECT_LOG4J_ROOT_LOGLEVEL", "INFO".into()),
+        (
+            "CONNECT_LOG4J_LOGGERS",
+            "org.apache.kafka.connect.file=DEBUG,org.apache.kafka.clients=WARN".into(),
+        ),
         ("MY__SETTING", "not a worker key".into()),
     ]
     .into_iter()
@@ -454,6 +481,17 @@ fn confluent_style_connect_variables_configure_the_worker() {
         );
     }
     assert!(!properties.contains("log4j"), "{properties}");
+    for (logger, want) in [
+        ("root", "INFO"),
+        ("org.apache.kafka.connect.file", "DEBUG"),
+        ("org.apache.kafka.clients", "WARN"),
+        ("org.reflections", "ERROR"),
+    ] {
+        let (_, body) = container
+            .worker
+            .call("GET", &format!("/admin/loggers/{logger}"), None);
+        assert_eq!(body["level"], want, "{logger}");
+    }
     assert!(!properties.contains("not a worker key"), "{properties}");
     // The worker joined its group: a connector's config is stored and its task copies a file.
     let topic = unique("cp-topic");

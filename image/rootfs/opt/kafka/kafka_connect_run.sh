@@ -40,14 +40,10 @@ if ! has_key 'ferry\.metrics\.listeners'; then
   fi
 fi
 
-# Logging: the root level of Strimzi's log4j2.properties, unless RUST_LOG says otherwise.
-LOG4J2=$KAFKA_HOME/custom-config/log4j2.properties
-if [ -z "$RUST_LOG" ] && [ -f "$LOG4J2" ]; then
-  level=$(sed -nE 's/^[[:space:]]*rootLogger\.level[[:space:]]*=[[:space:]]*([A-Za-z]+)[[:space:]]*$/\1/p' "$LOG4J2" | tail -n 1)
-  if [ -n "$level" ]; then
-    RUST_LOG=$(echo "$level" | tr '[:upper:]' '[:lower:]')
-    export RUST_LOG
-  fi
+# Logging: Ferry takes the log4j2 file from KAFKA_LOG4J_OPTS as Java's worker does, its root and
+# logger levels, and reads it again when it changes (monitorInterval), as Strimzi expects.
+if [ -z "$KAFKA_LOG4J_OPTS" ]; then
+  export KAFKA_LOG4J_OPTS="-Dlog4j2.configurationFile=$KAFKA_HOME/custom-config/log4j2.properties"
 fi
 
 exec /usr/bin/tini -w -e 143 -- /opt/ferry/bin/ferry distributed "$CONFIG"
