@@ -58,10 +58,10 @@ impl Container {
     /// Waits for the worker's REST API.
     fn answering(mut self) -> Container {
         let deadline = Instant::now() + SLOW;
-        while !self
+        while self
             .worker
             .get("/health")
-            .is_some_and(|(code, _)| code == 200)
+            .is_none_or(|(code, _)| code != 200)
         {
             if let Some(status) = self.worker.child.try_wait().unwrap() {
                 panic!(
@@ -373,6 +373,76 @@ fn strimzi_s_layout_runs_a_tls_worker_with_its_metrics_port_as_uid_1001_and_stop
         started.elapsed()
     );
     assert!(log.contains("Ferry distributed worker stopped"), "{log}");
+}
+
+/// `metricsConfig.type: strimziMetricsReporter`: the operator names the reporter in every
+/// `*metric.reporters` and writes its listener and its default Connect allowlist.
+#[test]
+fn strimzi_s_metrics_reporter_config_serves_the_reporter_s_names_on_its_listener() {
+    let dir = tempfile::tempdir().unwrap();
+    let (port, reporter_port) = (port(), port());
+    let mut reporter = String::new();
+    for prefix in ["", "admin.", "producer.", "consumer."] {
+        reporter.push_str(&format!(
+            "{prefix}metric.reporters=io.strimzi.kafka.metrics.prometheus.ClientMetricsReporter\n\
+             {prefix}prometheus.metrics.reporter.listener.enable=true\n\
+             {prefix}prometheus.metrics.reporter.listener=http://:{reporter_port}\n\
+             {prefix}prometheus.metrics.reporter.allowlist=kafka_admin_client_admin_client_metrics_connection_count, kafka_connect_connect_coordinator_metrics.*, kafka_connect_connector_metrics.*, kafka_connect_connector_task_metrics.*, kafka_connect_connect_worker_metrics_.*, kafka_connect_connect_worker_rebalance.*, kafka_connect_task_error_metrics.*, kafka_consumer_consumer_coordinator_metrics.*, kafka_consumer_consumer_fetch_manager_metrics.*, kafka_consumer_consumer_metrics.*, kafka_producer_producer_metrics.*, kafka_producer_producer_node_metrics_incoming_byte, kafka_producer_producer_topic.*\n"
+        ));
+    }
+    let properties = strimzi_properties(
+        &unique("strimzi-reporter"),
+        port,
+        "${strimzidir:/opt/kafka/connect-certs/my-cluster-cluster-ca-cert:ca.crt}",
+        "${strimzidir:/opt/kafka/connect-certs/my-user:user.crt}",
+        "${strimzidir:/opt/kafka/connect-certs/my-user:user.key}",
+    ) + &reporter;
+    let layout = strimzi_layout(dir.path(), &properties);
+    write_file(&layout.data.join("in.txt"), &numbered_lines(0, 5));
+    let mut args = strimzi_mounts(&layout);
+    args.extend(["-e", "KAFKA_CONNECT_JMX_EXPORTER_ENABLED=false"].map(str::to_owned));
+    args.push(image());
+    args.push("/opt/kafka/kafka_connect_run.sh".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let container = Container::start(dir.path(), port, &args).answering();
+    let topic = unique("strimzi-reporter-topic");
+    let (code, body) = container.worker.call(
+        "PUT",
+        "/connectors/file-in/config",
+        Some(&format!(
+            r#"{{"connector.class":"FileStreamSource","file":"/mnt/data/in.txt","topic":"{topic}"}}"#
+        )),
+    );
+    assert_eq!(code, 201, "{body}");
+    wait_until("5 records", SLOW, || topic_records(&topic) >= 5);
+    wait_until("the reporter's names on its listener", SLOW, || {
+        let text = scrape(reporter_port);
+        text.lines().any(|l| l == "kafka_connect_connect_worker_metrics_connector_count 1.0")
+            && text.lines().any(|l| {
+                l == "kafka_connect_connector_metrics_status_info{connector=\"file-in\",status=\"running\"} 1.0"
+            })
+            && text.contains("# TYPE kafka_connect_connector_task_metrics_running_ratio gauge")
+    });
+    let text = scrape(reporter_port);
+    // Outside the allowlist (source-task-metrics), and the JMX exporter's names, are not there.
+    assert!(
+        !text.contains("kafka_connect_source_task_metrics"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("kafka_connect_worker_connector_count"),
+        "{text}"
+    );
+    assert!(
+        !text.lines().filter(|l| !l.starts_with('#')).any(|l| l
+            .split(['{', ' '])
+            .next()
+            .unwrap_or_default()
+            .ends_with("_total")),
+        "{text}"
+    );
+    let log = container.worker.log_text();
+    assert!(!log.contains("ClientMetricsReporter is ignored"), "{log}");
 }
 
 #[test]

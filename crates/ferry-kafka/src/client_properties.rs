@@ -394,7 +394,9 @@ const RULES: &[Rule] = &[
         "librdkafka takes a timeout on every blocking call instead",
     ),
     // Java plug-ins.
-    unsupported("metric.reporters", ALL, JAVA_PLUGIN),
+    custom("metric.reporters", ALL, metric_reporters),
+    // Strimzi's reporter's settings: the worker serves every client's metrics on its listener.
+    silent("prometheus.metrics.reporter.*", ALL),
     unsupported("metrics.*", ALL, JAVA_PLUGIN),
     unsupported("auto.include.jmx.reporter", ALL, JAVA_PLUGIN),
     unsupported("interceptor.classes", ALL, JAVA_PLUGIN),
@@ -405,6 +407,22 @@ const RULES: &[Rule] = &[
 const NO_ADAPTIVE_PARTITIONING: &str = "librdkafka has no adaptive partitioning";
 const JSSE: &str = "it configures Java's TLS implementation; librdkafka uses OpenSSL";
 const JAVA_PLUGIN: &str = "Java metrics and interceptor plug-ins cannot run in librdkafka";
+
+/// Strimzi's metrics reporter, which the operator names for every client, is the worker's to
+/// serve (its listener shows the clients' metrics); any other reporter cannot run.
+fn metric_reporters(cx: &mut Cx<'_>, key: &str, value: &str) {
+    const STRIMZI: [&str; 2] = [
+        "io.strimzi.kafka.metrics.prometheus.ClientMetricsReporter",
+        "io.strimzi.kafka.metrics.KafkaPrometheusMetricsReporter",
+    ];
+    if value
+        .split(',')
+        .map(str::trim)
+        .any(|class| !class.is_empty() && !STRIMZI.contains(&class))
+    {
+        cx.ignored(key, JAVA_PLUGIN);
+    }
+}
 const CONFIG_PROVIDERS: &str =
     "config providers are resolved by the worker before client settings are translated";
 
@@ -1400,6 +1418,30 @@ mod tests {
             t.warnings[0].contains("metadata.cluster.check.enable"),
             "{t:?}"
         );
+    }
+
+    #[test]
+    fn strimzi_s_metrics_reporter_settings_are_the_worker_s() {
+        let t = run(
+            Producer,
+            &[
+                (
+                    "metric.reporters",
+                    "io.strimzi.kafka.metrics.prometheus.ClientMetricsReporter",
+                ),
+                ("prometheus.metrics.reporter.listener", "http://:9404"),
+                ("prometheus.metrics.reporter.allowlist", ".*"),
+            ],
+        );
+        assert!(explicit(&t).is_empty() && t.warnings.is_empty(), "{t:?}");
+        let t = run(
+            Producer,
+            &[(
+                "metric.reporters",
+                "io.strimzi.kafka.metrics.prometheus.ClientMetricsReporter,com.acme.Reporter",
+            )],
+        );
+        assert!(t.warnings[0].contains("metric.reporters"), "{t:?}");
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod tasks;
 
 use std::sync::Arc;
 
+use axum::extract::State;
 use axum::routing::{get, post, put};
 use axum::Router;
 use ferry_runtime::herder::Herder;
@@ -138,6 +139,32 @@ pub fn service_with(state: AppState, extra: impl FnOnce(Router) -> Router) -> Se
 pub fn metrics_service(state: AppState) -> Service {
     let router = Router::new()
         .route("/metrics", get(root::metrics))
+        .fallback(error::not_found_fallback)
+        .with_state(state);
+    tower::ServiceExt::map_request(router, trim_trailing_slash as fn(_) -> _)
+}
+
+/// Strimzi's metrics reporter's listener: `GET /metrics` under the reporter's names.
+pub fn strimzi_reporter_service(state: AppState, allow: Arc<regex::Regex>) -> Service {
+    let router = Router::new()
+        .route(
+            "/metrics",
+            get(move |State(state): State<AppState>| {
+                let allow = allow.clone();
+                async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4; charset=utf-8",
+                        )],
+                        ferry_runtime::metrics::strimzi_reporter::render(
+                            &state.herder.render_metrics(),
+                            &allow,
+                        ),
+                    )
+                }
+            }),
+        )
         .fallback(error::not_found_fallback)
         .with_state(state);
     tower::ServiceExt::map_request(router, trim_trailing_slash as fn(_) -> _)

@@ -64,6 +64,9 @@ pub struct ListenerPlan {
     pub admin_tls: Option<Arc<SslAcceptor>>,
     /// `ferry.metrics.listeners`: plain HTTP listeners serving only `GET /metrics`.
     pub metrics_listeners: Vec<String>,
+    /// Strimzi's metrics reporter in `metric.reporters`: its listener, serving `GET /metrics`
+    /// under the reporter's names, and its allowlist.
+    pub strimzi_reporter: Option<(String, Arc<regex::Regex>)>,
 }
 
 fn list(value: &str) -> Vec<String> {
@@ -146,12 +149,27 @@ impl ListenerPlan {
                 )));
             }
         }
+        let strimzi_reporter = match ferry_runtime::metrics::strimzi_reporter::listener(props) {
+            Some(listener) => {
+                if parse_listener_addr(&listener)?.https {
+                    return Err(ServeError::Listener(format!(
+                        "{listener} ({}: the reporter's listener is http:// only)",
+                        ferry_runtime::metrics::strimzi_reporter::LISTENER
+                    )));
+                }
+                let allow = ferry_runtime::metrics::strimzi_reporter::allowlist(props)
+                    .map_err(ServeError::Listener)?;
+                Some((listener, Arc::new(allow)))
+            }
+            None => None,
+        };
         Ok(ListenerPlan {
             listeners,
             admin_listeners,
             tls,
             admin_tls,
             metrics_listeners,
+            strimzi_reporter,
         })
     }
 }
@@ -204,7 +222,7 @@ pub async fn serve(
         servers.spawn(task);
     }
     if separate_admin {
-        let admin_app = crate::service_with(state, |router| {
+        let admin_app = crate::service_with(state.clone(), |router| {
             router.layer(axum::middleware::from_fn(admin_only))
         });
         for listener in plan.admin_listeners.iter().flatten() {
@@ -225,6 +243,12 @@ pub async fn serve(
             bound.push(addr);
             servers.spawn(task);
         }
+    }
+    if let Some((listener, allow)) = &plan.strimzi_reporter {
+        let app = crate::strimzi_reporter_service(state.clone(), allow.clone());
+        let (addr, task) = bind(listener, app, None, shutdown.clone()).await?;
+        bound.push(addr);
+        servers.spawn(task);
     }
     let handle = tokio::spawn(async move { while servers.join_next().await.is_some() {} });
     Ok((bound, handle))

@@ -246,6 +246,9 @@ impl WorkerConfig {
                 && !PASS_THROUGH_PREFIXES.iter().any(|p| k.starts_with(p))
                 && !k.starts_with("ssl.")
                 && !k.starts_with("sasl.")
+                // Strimzi's reporter reads its own keys, which Ferry serves in its place.
+                && !(k.starts_with("prometheus.metrics.reporter.")
+                    && crate::metrics::strimzi_reporter::configured(&self.originals))
             {
                 out.push(format!(
                     "The configuration '{k}' was supplied but isn't a known config."

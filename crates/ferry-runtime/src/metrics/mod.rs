@@ -6,6 +6,7 @@ pub mod exposition;
 pub mod group;
 mod plugin;
 mod registry;
+pub mod strimzi_reporter;
 pub mod task;
 
 pub use ferry_api::metrics::window;
@@ -49,12 +50,19 @@ pub fn unapplied_settings(props: &ferry_api::ConfigMap) -> Vec<String> {
             "metrics.recording.level={v} is ignored: Ferry records INFO-level metrics only"
         ));
     }
-    if let Some(v) = props
+    let others: Vec<&str> = props
         .get("metric.reporters")
-        .filter(|v| !v.trim().is_empty())
-    {
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|c| !c.is_empty() && !strimzi_reporter::REPORTER_CLASSES.contains(c))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !others.is_empty() {
         out.push(format!(
-            "metric.reporters={v} is ignored: Ferry runs no metric reporters; its metrics are served at GET /metrics"
+            "metric.reporters={} is ignored: Ferry runs no metric reporters of its own; its metrics are served at GET /metrics (and, for Strimzi's reporter, on prometheus.metrics.reporter.listener)",
+            others.join(",")
         ));
     }
     out

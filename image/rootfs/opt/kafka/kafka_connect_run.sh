@@ -22,22 +22,15 @@ echo ""
 has_key() { grep -Eq "^[[:space:]]*$1[[:space:]]*[=:]" "$CONFIG"; }
 
 # Metrics. With the JMX exporter (metricsConfig.type: jmxPrometheusExporter) Strimzi's image
-# serves them on 9404; Ferry serves its metrics there under the names the JMX exporter gives
-# Java's MBeans with Strimzi's example rules. With Strimzi's metrics reporter the operator names
-# the port in prometheus.metrics.reporter.listener; Ferry serves the same JMX exporter names there.
+# serves them on 9404: Ferry serves its metrics there under the names the JMX exporter gives
+# Java's MBeans with Strimzi's example rules. Strimzi's metrics reporter needs nothing here:
+# Ferry serves its names on prometheus.metrics.reporter.listener itself.
 METRICS_PORT=${FERRY_METRICS_PORT:-9404}
-if ! has_key 'ferry\.metrics\.listeners'; then
-  if [ "$KAFKA_CONNECT_JMX_EXPORTER_ENABLED" = "true" ]; then
-    if [ -f "$KAFKA_HOME/custom-config/metrics-config.json" ]; then
-      echo "Ferry: serving metrics on port $METRICS_PORT under the JMX exporter's names for Strimzi's example rules; the rules in metrics-config.json are not read" >&2
-    fi
-    printf '\nferry.metrics.listeners=http://0.0.0.0:%s\n' "$METRICS_PORT" >> "$CONFIG"
-  elif has_key 'prometheus\.metrics\.reporter\.listener'; then
-    listener=$(grep -E '^[[:space:]]*prometheus\.metrics\.reporter\.listener[[:space:]]*[=:]' "$CONFIG" | head -n 1 | sed -E 's/^[^=:]*[=:][[:space:]]*//')
-    port=${listener##*:}
-    echo "Ferry: Strimzi's metrics reporter is not run; serving metrics on port ${port:-$METRICS_PORT} under the JMX exporter's names (kafka_connect_worker_*, …), not the reporter's (kafka_connect_connect_worker_metrics_*)" >&2
-    printf '\nferry.metrics.listeners=http://0.0.0.0:%s\n' "${port:-$METRICS_PORT}" >> "$CONFIG"
+if [ "$KAFKA_CONNECT_JMX_EXPORTER_ENABLED" = "true" ] && ! has_key 'ferry\.metrics\.listeners'; then
+  if [ -f "$KAFKA_HOME/custom-config/metrics-config.json" ]; then
+    echo "Ferry: serving metrics on port $METRICS_PORT under the JMX exporter's names for Strimzi's example rules; the rules in metrics-config.json are not read" >&2
   fi
+  printf '\nferry.metrics.listeners=http://0.0.0.0:%s\n' "$METRICS_PORT" >> "$CONFIG"
 fi
 
 # Logging: Ferry takes the log4j2 file from KAFKA_LOG4J_OPTS as Java's worker does, its root and
