@@ -238,6 +238,20 @@ fn strimzi_mounts(layout: &StrimziLayout) -> Vec<String> {
     ]
 }
 
+/// Creates `file-in`, a FileStreamSource of the mounted /mnt/data/in.txt, into a new topic.
+fn copy_mounted_file(container: &Container, prefix: &str) -> String {
+    let topic = unique(prefix);
+    let (code, body) = container.worker.call(
+        "PUT",
+        "/connectors/file-in/config",
+        Some(&format!(
+            r#"{{"connector.class":"FileStreamSource","file":"/mnt/data/in.txt","topic":"{topic}"}}"#
+        )),
+    );
+    assert_eq!(code, 201, "{body}");
+    topic
+}
+
 /// The 0.47–1.0 operators mounted the certificates' Secrets under /opt/kafka/connect-certs;
 /// the directory provider reads them where Strimzi 1.1+ names `strimzisecrets` (which needs an
 /// API server, see the next test).
@@ -299,15 +313,7 @@ fn strimzi_s_layout_runs_a_tls_worker_with_its_metrics_port_as_uid_1001_and_stop
     assert!(!log.contains("never-in-a-log"), "{log}");
 
     // A source over the TLS listener with the client certificate, as every client is configured.
-    let topic = unique("strimzi-topic");
-    let (code, body) = container.worker.call(
-        "PUT",
-        "/connectors/file-in/config",
-        Some(&format!(
-            r#"{{"connector.class":"FileStreamSource","file":"/mnt/data/in.txt","topic":"{topic}"}}"#
-        )),
-    );
-    assert_eq!(code, 201, "{body}");
+    let topic = copy_mounted_file(&container, "strimzi-topic");
     wait_until("50 records through the TLS listener", SLOW, || {
         topic_records(&topic) >= 50
     });
@@ -405,15 +411,7 @@ fn strimzi_s_metrics_reporter_config_serves_the_reporter_s_names_on_its_listener
     args.push("/opt/kafka/kafka_connect_run.sh".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let container = Container::start(dir.path(), port, &args).answering();
-    let topic = unique("strimzi-reporter-topic");
-    let (code, body) = container.worker.call(
-        "PUT",
-        "/connectors/file-in/config",
-        Some(&format!(
-            r#"{{"connector.class":"FileStreamSource","file":"/mnt/data/in.txt","topic":"{topic}"}}"#
-        )),
-    );
-    assert_eq!(code, 201, "{body}");
+    let topic = copy_mounted_file(&container, "strimzi-reporter-topic");
     wait_until("5 records", SLOW, || topic_records(&topic) >= 5);
     wait_until("the reporter's names on its listener", SLOW, || {
         let text = scrape(reporter_port);

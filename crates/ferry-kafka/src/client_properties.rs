@@ -408,17 +408,19 @@ const NO_ADAPTIVE_PARTITIONING: &str = "librdkafka has no adaptive partitioning"
 const JSSE: &str = "it configures Java's TLS implementation; librdkafka uses OpenSSL";
 const JAVA_PLUGIN: &str = "Java metrics and interceptor plug-ins cannot run in librdkafka";
 
+/// Strimzi's metrics reporter's class names (1.x, and 0.48/0.49's).
+pub const STRIMZI_METRICS_REPORTERS: [&str; 2] = [
+    "io.strimzi.kafka.metrics.prometheus.ClientMetricsReporter",
+    "io.strimzi.kafka.metrics.KafkaPrometheusMetricsReporter",
+];
+
 /// Strimzi's metrics reporter, which the operator names for every client, is the worker's to
 /// serve (its listener shows the clients' metrics); any other reporter cannot run.
 fn metric_reporters(cx: &mut Cx<'_>, key: &str, value: &str) {
-    const STRIMZI: [&str; 2] = [
-        "io.strimzi.kafka.metrics.prometheus.ClientMetricsReporter",
-        "io.strimzi.kafka.metrics.KafkaPrometheusMetricsReporter",
-    ];
     if value
         .split(',')
         .map(str::trim)
-        .any(|class| !class.is_empty() && !STRIMZI.contains(&class))
+        .any(|class| !class.is_empty() && !STRIMZI_METRICS_REPORTERS.contains(&class))
     {
         cx.ignored(key, JAVA_PLUGIN);
     }

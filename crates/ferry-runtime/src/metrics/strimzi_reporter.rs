@@ -12,10 +12,7 @@ use std::fmt::Write;
 use regex::Regex;
 
 /// The reporter's class names, as `metric.reporters` names them.
-pub const REPORTER_CLASSES: [&str; 2] = [
-    "io.strimzi.kafka.metrics.prometheus.ClientMetricsReporter",
-    "io.strimzi.kafka.metrics.KafkaPrometheusMetricsReporter",
-];
+pub const REPORTER_CLASSES: [&str; 2] = ferry_kafka::client_properties::STRIMZI_METRICS_REPORTERS;
 pub const LISTENER: &str = "prometheus.metrics.reporter.listener";
 pub const LISTENER_ENABLE: &str = "prometheus.metrics.reporter.listener.enable";
 pub const ALLOWLIST: &str = "prometheus.metrics.reporter.allowlist";
